@@ -1,0 +1,3 @@
+//! The SmartNIC driver: register access, discovery, readout and snapshot files.
+pub use smartnic_contract as contract;
+pub mod snapshot;

@@ -1,0 +1,30 @@
+//! The SmartNIC device contract.
+//!
+//! Everything that two sides of the system must agree on is defined here exactly once:
+//! the hardware generator (`smartnic-hdl`), the driver, the host software models and the P4
+//! entry generator all use these definitions, and the checked-in test vectors under
+//! `vectors/` pin them so that a change is visible in review.
+//!
+//! | module | what it fixes |
+//! |---|---|
+//! | [`key`] | the 13-byte flow key and the IPv6 folding rule |
+//! | [`hash`] | the CRC-32 hash family, one parameter set per array, and index reduction |
+//! | [`geometry`] | sketch geometries (TowerSketch, SuMax, baselines) and their paper defaults |
+//! | [`lut`] | LUT contents for log2/exp2 and the multiplicative encoder |
+//! | [`regs`] | register-block type IDs and the block header layout |
+//! | [`shim`] | the telemetry shim header switches add and the NIC strips |
+//! | [`snapshot`] | identifiers and layout constants of the snapshot file |
+//! | [`vectors`] | the shared test-vector file format |
+
+pub mod geometry;
+pub mod hash;
+pub mod key;
+pub mod lut;
+pub mod regs;
+pub mod shim;
+pub mod snapshot;
+pub mod vectors;
+
+pub use geometry::{ArrayGeometry, InsertMode, SuMaxGeometry, TowerGeometry};
+pub use hash::CrcParams;
+pub use key::{FlowKey, KEY_LEN};

@@ -1,0 +1,1 @@
+//! Bit-exact models of the lookup-table arithmetic (in progress).

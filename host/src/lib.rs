@@ -1,0 +1,7 @@
+//! The SmartNIC host library: bit-exact software sketches, traces, arithmetic models,
+//! measurement tasks and reports. The `smartnic` binary is a thin CLI over it.
+pub use smartnic_contract as contract;
+
+pub mod arith;
+pub mod sketch;
+pub mod trace;

@@ -1,0 +1,1 @@
+//! Software sketches (in progress).

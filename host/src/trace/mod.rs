@@ -1,0 +1,25 @@
+//! Traces: pcap/pcapng readers, the packet parser that turns a frame into a flow key,
+//! the papers' 21-byte record format, and the seeded synthetic generator with its exact
+//! ground truth.
+
+use smartnic_contract::shim::Hop;
+use smartnic_contract::FlowKey;
+
+/// One IP packet as the sketches see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Ingress timestamp in nanoseconds.
+    pub ts_ns: u64,
+    /// Frame length on the wire in bytes (the pcap original length).
+    pub wire_len: u32,
+    pub key: FlowKey,
+    /// INT stack hops when the frame carried the telemetry shim (empty otherwise).
+    pub hops: Vec<Hop>,
+}
+
+impl Packet {
+    /// In-network delay: the sum of the hop latencies (0 without a shim).
+    pub fn delay_ns(&self) -> u64 {
+        self.hops.iter().map(|h| h.latency_ns as u64).sum()
+    }
+}
