@@ -1,1 +1,340 @@
-//! snapshot codec (in progress)
+//! The snapshot file: one epoch of one device's sketches, self-describing and checksummed.
+//!
+//! Written by the driver after a readout and by `smartnic sketch run` for software
+//! sketches, so that every downstream tool (query, report, eval) reads one format and
+//! rebuilds its decoder from the file alone. Layout (little-endian):
+//!
+//! ```text
+//! header   magic "SNICSNAP" | version u16 | source u8 | reserved u8 | epoch u64 |
+//!          time_ns u64 | firmware: device u32, version u32, build_time u32, git_hash u32 |
+//!          packets u64 | section count u16
+//! section  kind u16 | then per kind:
+//!   TOWER  mode u8 | arrays u8 | per array: width u8, depth u32, crc, len u64, bytes
+//!   SUMAX  depth u32 | size_w u8 | delay_cells u8 | delay_w u8 | time_w u8 |
+//!          time_shift u8 | delay base_ns u32 | bins/octave u8 | arrays u8 |
+//!          per array: crc, len u64, bytes
+//!   crc    poly u32 | init u32 | xorout u32 | refin u8 | refout u8
+//! trailer  CRC-32C u32 of every byte before it
+//! ```
+//! Counter bytes are the packed LSB-first layout of the software sketches
+//! (`host::sketch::packed`), `ceil(depth * bucket_bits / 8)` bytes per array.
+
+use nom::bytes::complete::{tag, take};
+use nom::number::complete::{le_u16, le_u32, le_u64, u8 as le_u8};
+use nom::IResult;
+use smartnic_contract::geometry::{ArrayGeometry, DelayBinRule, InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::hash::CrcParams;
+use smartnic_contract::snapshot::{kind, MAGIC, VERSION};
+use std::path::Path;
+
+/// What the firmware-ID block said (all zero for software snapshots).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FirmwareId {
+    pub device: u32,
+    pub version: u32,
+    pub build_time: u32,
+    pub git_hash: u32,
+}
+
+/// One sketch's counters with the geometry needed to decode them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Section {
+    Tower { geometry: TowerGeometry, mode: InsertMode, arrays: Vec<Vec<u8>> },
+    SuMax { geometry: SuMaxGeometry, arrays: Vec<Vec<u8>> },
+}
+
+/// A snapshot: one epoch of counters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// `smartnic_contract::snapshot::source::*`.
+    pub source: u8,
+    pub epoch: u64,
+    /// Wall-clock time of the readout, ns since the Unix epoch.
+    pub time_ns: u64,
+    pub firmware: FirmwareId,
+    /// Packets recorded in this epoch.
+    pub packets: u64,
+    pub sections: Vec<Section>,
+}
+
+/// Why a snapshot could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("not a snapshot file (bad magic)")]
+    BadMagic,
+    #[error("snapshot format version {0} is not supported (this build reads version {VERSION})")]
+    Version(u16),
+    #[error("snapshot is truncated or malformed near byte {0}")]
+    Malformed(usize),
+    #[error("snapshot checksum mismatch: stored {stored:#010x}, computed {computed:#010x} (file corrupt)")]
+    Checksum { stored: u32, computed: u32 },
+    #[error("snapshot section {section}: unknown sketch kind {kind}")]
+    UnknownKind { section: usize, kind: u16 },
+    #[error("snapshot section {section}: {what}")]
+    Invalid { section: usize, what: String },
+    #[error("{} trailing bytes after the last section", .0)]
+    Trailing(usize),
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+
+/// Packed byte length of `depth` entries of `bits` bits.
+pub fn packed_len(depth: u32, bits: u64) -> usize {
+    (depth as u64 * bits).div_ceil(8) as usize
+}
+
+impl Snapshot {
+    /// Encodes the snapshot with its trailing checksum.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&[self.source, 0]);
+        out.extend_from_slice(&self.epoch.to_le_bytes());
+        out.extend_from_slice(&self.time_ns.to_le_bytes());
+        let f = &self.firmware;
+        for w in [f.device, f.version, f.build_time, f.git_hash] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.packets.to_le_bytes());
+        out.extend_from_slice(&(self.sections.len() as u16).to_le_bytes());
+        for s in &self.sections {
+            emit_section(s, &mut out);
+        }
+        let crc = CRC32C.checksum(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Decodes and validates a snapshot (checksum first, then structure and geometry).
+    pub fn decode(buf: &[u8]) -> Result<Self, SnapshotError> {
+        if buf.len() < MAGIC.len() || buf[..MAGIC.len()] != MAGIC {
+            return Err(SnapshotError::BadMagic);
+        }
+        let version = buf.get(8..10).map(|v| u16::from_le_bytes([v[0], v[1]]));
+        match version {
+            Some(VERSION) => {}
+            Some(v) => return Err(SnapshotError::Version(v)),
+            None => return Err(SnapshotError::Malformed(buf.len())),
+        }
+        if buf.len() < 4 {
+            return Err(SnapshotError::Malformed(buf.len()));
+        }
+        let (body, trailer) = buf.split_at(buf.len() - 4);
+        let stored = u32::from_le_bytes(trailer.try_into().unwrap());
+        let computed = CRC32C.checksum(body);
+        if stored != computed {
+            return Err(SnapshotError::Checksum { stored, computed });
+        }
+        let at = |rest: &[u8]| body.len() - rest.len();
+        let (rest, (source, epoch, time_ns, firmware, packets, count)) =
+            header(body).map_err(|e| SnapshotError::Malformed(at(nom_rest(&e, body))))?;
+        let mut sections = Vec::with_capacity(count as usize);
+        let mut rest = rest;
+        for i in 0..count as usize {
+            let (r, s) = section(rest).map_err(|e| SnapshotError::Malformed(at(nom_rest(&e, rest))))?;
+            sections.push(validate(i, s)?);
+            rest = r;
+        }
+        if !rest.is_empty() {
+            return Err(SnapshotError::Trailing(rest.len()));
+        }
+        Ok(Snapshot { source, epoch, time_ns, firmware, packets, sections })
+    }
+
+    /// Writes the file atomically (temporary file + rename): a crash never leaves a torn
+    /// snapshot under the final name.
+    pub fn write_file(&self, path: &Path) -> Result<(), SnapshotError> {
+        let io = |source| SnapshotError::Io { path: path.display().to_string(), source };
+        let tmp = path.with_extension("tmp-snapshot");
+        std::fs::write(&tmp, self.encode()).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    pub fn read_file(path: &Path) -> Result<Self, SnapshotError> {
+        let buf = std::fs::read(path)
+            .map_err(|source| SnapshotError::Io { path: path.display().to_string(), source })?;
+        Self::decode(&buf)
+    }
+}
+
+fn nom_rest<'a>(e: &nom::Err<nom::error::Error<&'a [u8]>>, whole: &'a [u8]) -> &'a [u8] {
+    match e {
+        nom::Err::Error(e) | nom::Err::Failure(e) => e.input,
+        nom::Err::Incomplete(_) => &whole[whole.len()..],
+    }
+}
+
+fn emit_crc(p: &CrcParams, out: &mut Vec<u8>) {
+    for w in [p.poly, p.init, p.xorout] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&[p.refin as u8, p.refout as u8]);
+}
+
+fn emit_bytes(data: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    out.extend_from_slice(data);
+}
+
+fn emit_section(s: &Section, out: &mut Vec<u8>) {
+    match s {
+        Section::Tower { geometry, mode, arrays } => {
+            out.extend_from_slice(&kind::TOWER.to_le_bytes());
+            out.extend_from_slice(&[*mode as u8, geometry.arrays.len() as u8]);
+            for (a, data) in geometry.arrays.iter().zip(arrays) {
+                out.push(a.width);
+                out.extend_from_slice(&a.depth.to_le_bytes());
+                emit_crc(&a.hash, out);
+                emit_bytes(data, out);
+            }
+        }
+        Section::SuMax { geometry: g, arrays } => {
+            out.extend_from_slice(&kind::SUMAX.to_le_bytes());
+            out.extend_from_slice(&g.depth.to_le_bytes());
+            out.extend_from_slice(&[g.size_width, g.delay_cells, g.delay_width, g.time_width, g.time_shift]);
+            out.extend_from_slice(&g.delay_bins.base_ns.to_le_bytes());
+            out.extend_from_slice(&[g.delay_bins.bins_per_octave, g.hashes.len() as u8]);
+            for (h, data) in g.hashes.iter().zip(arrays) {
+                emit_crc(h, out);
+                emit_bytes(data, out);
+            }
+        }
+    }
+}
+
+type Header = (u8, u64, u64, FirmwareId, u64, u16);
+
+fn header(i: &[u8]) -> IResult<&[u8], Header> {
+    let (i, _) = tag(&MAGIC[..])(i)?;
+    let (i, _version) = le_u16(i)?;
+    let (i, source) = le_u8(i)?;
+    let (i, _reserved) = le_u8(i)?;
+    let (i, epoch) = le_u64(i)?;
+    let (i, time_ns) = le_u64(i)?;
+    let (i, device) = le_u32(i)?;
+    let (i, version) = le_u32(i)?;
+    let (i, build_time) = le_u32(i)?;
+    let (i, git_hash) = le_u32(i)?;
+    let (i, packets) = le_u64(i)?;
+    let (i, count) = le_u16(i)?;
+    let fw = FirmwareId { device, version, build_time, git_hash };
+    Ok((i, (source, epoch, time_ns, fw, packets, count)))
+}
+
+fn crc_params(i: &[u8]) -> IResult<&[u8], CrcParams> {
+    let (i, poly) = le_u32(i)?;
+    let (i, init) = le_u32(i)?;
+    let (i, xorout) = le_u32(i)?;
+    let (i, refin) = le_u8(i)?;
+    let (i, refout) = le_u8(i)?;
+    Ok((i, CrcParams { poly, init, xorout, refin: refin != 0, refout: refout != 0 }))
+}
+
+fn bytes(i: &[u8]) -> IResult<&[u8], Vec<u8>> {
+    let (i, len) = le_u64(i)?;
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    let (i, data) = take(len)(i)?;
+    Ok((i, data.to_vec()))
+}
+
+/// What a section announced that this build cannot decode.
+#[derive(Debug)]
+enum Unknown {
+    Kind(u16),
+    Mode(u8),
+}
+
+/// A parsed section, or what was unknown in it.
+type Parsed = Result<Section, Unknown>;
+
+fn section(i: &[u8]) -> IResult<&[u8], Parsed> {
+    let (i, k) = le_u16(i)?;
+    match k {
+        kind::TOWER => tower_section(i),
+        kind::SUMAX => sumax_section(i),
+        other => Ok((i, Err(Unknown::Kind(other)))),
+    }
+}
+
+fn tower_section(i: &[u8]) -> IResult<&[u8], Parsed> {
+    let (mut i, (mode, n)) = nom::sequence::pair(le_u8, le_u8)(i)?;
+    let (mut geo, mut arrays) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (r, width) = le_u8(i)?;
+        let (r, depth) = le_u32(r)?;
+        let (r, hash) = crc_params(r)?;
+        let (r, data) = bytes(r)?;
+        geo.push(ArrayGeometry { width, depth, hash });
+        arrays.push(data);
+        i = r;
+    }
+    let geometry = TowerGeometry { arrays: geo };
+    let parsed = match InsertMode::from_u8(mode) {
+        Some(mode) => Ok(Section::Tower { geometry, mode, arrays }),
+        None => Err(Unknown::Mode(mode)),
+    };
+    Ok((i, parsed))
+}
+
+fn sumax_section(i: &[u8]) -> IResult<&[u8], Parsed> {
+    let (i, depth) = le_u32(i)?;
+    let (i, w) = take(5usize)(i)?;
+    let (i, base_ns) = le_u32(i)?;
+    let (i, bins_per_octave) = le_u8(i)?;
+    let (mut i, n) = le_u8(i)?;
+    let (mut hashes, mut arrays) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (r, h) = crc_params(i)?;
+        let (r, data) = bytes(r)?;
+        hashes.push(h);
+        arrays.push(data);
+        i = r;
+    }
+    let geometry = SuMaxGeometry {
+        hashes,
+        depth,
+        size_width: w[0],
+        delay_cells: w[1],
+        delay_width: w[2],
+        time_width: w[3],
+        time_shift: w[4],
+        delay_bins: DelayBinRule { base_ns, bins_per_octave },
+    };
+    Ok((i, Ok(Section::SuMax { geometry, arrays })))
+}
+
+/// Checks geometry and that every array has exactly the bytes its geometry needs.
+fn validate(section: usize, s: Parsed) -> Result<Section, SnapshotError> {
+    let invalid = |what: String| SnapshotError::Invalid { section, what };
+    let s = match s {
+        Ok(s) => s,
+        Err(Unknown::Mode(m)) => return Err(invalid(format!("unknown TowerSketch insertion mode {m}"))),
+        Err(Unknown::Kind(kind)) => return Err(SnapshotError::UnknownKind { section, kind }),
+    };
+    let expected: Vec<usize> = match &s {
+        Section::Tower { geometry, .. } => {
+            geometry.validate().map_err(|e| invalid(e.to_string()))?;
+            geometry.arrays.iter().map(|a| packed_len(a.depth, a.width as u64)).collect()
+        }
+        Section::SuMax { geometry, .. } => {
+            geometry.validate().map_err(|e| invalid(e.to_string()))?;
+            let bits = geometry.bucket_bits();
+            geometry.hashes.iter().map(|_| packed_len(geometry.depth, bits)).collect()
+        }
+    };
+    let arrays = match &s {
+        Section::Tower { arrays, .. } | Section::SuMax { arrays, .. } => arrays,
+    };
+    for (a, (data, want)) in arrays.iter().zip(&expected).enumerate() {
+        if data.len() != *want {
+            return Err(invalid(format!("array {a} holds {} bytes, its geometry needs {want}", data.len())));
+        }
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -71,6 +71,7 @@ pub const MAX_WIDTH: u8 = 32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GeometryError {
     NoArrays,
+    TooManyArrays { arrays: usize, max: usize },
     Width { array: usize, width: u8 },
     Depth { array: usize },
 }
@@ -79,6 +80,9 @@ impl core::fmt::Display for GeometryError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Self::NoArrays => write!(f, "a sketch needs at least one array"),
+            Self::TooManyArrays { arrays, max } => {
+                write!(f, "{arrays} arrays requested, at most {max} are supported")
+            }
             Self::Width { array, width } => {
                 write!(f, "array {array}: counter width {width} is outside 1..=32 bits")
             }

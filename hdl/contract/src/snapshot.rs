@@ -16,8 +16,6 @@ pub const VERSION: u16 = 1;
 pub mod kind {
     pub const TOWER: u16 = 1;
     pub const SUMAX: u16 = 2;
-    /// Count-Min / CU baseline with full-width counters (software only).
-    pub const COUNT_MIN: u16 = 3;
 }
 
 /// Where a snapshot's counters came from.
