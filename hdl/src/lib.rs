@@ -1,3 +1,17 @@
 //! rust-hdl circuits of the SmartNIC: one block per module, each beside its tests, and the
-//! Verilog generator.
+//! hardware flow around them (Verilog generation, Verilator lint, Yosys synthesis).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`hash`] | pipelined CRC-32 hash unit (XOR tree from the contract's `CrcParams`) |
+//! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
+//! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
+//! | [`synth`] | Yosys `synth_xilinx` runs and resource reports |
+//!
+//! See `hdl/README.md` for the flow and the rust-hdl quirks it works around.
 pub use smartnic_contract as contract;
+
+pub mod blocks;
+pub mod flow;
+pub mod hash;
+pub mod synth;

@@ -1,0 +1,47 @@
+//! The registry of generated blocks: what `hdl-gen` and `hdl-synth` know by name.
+//!
+//! To add a block: write its module (struct + `update` + tests), then add one
+//! [`BlockDef`] here with the configuration the board uses.
+use crate::flow;
+use crate::hash::HashUnit;
+use smartnic_contract::hash::FAMILY;
+use std::path::{Path, PathBuf};
+
+/// One named, fully parameterised block.
+pub struct BlockDef {
+    /// Name of the block = its Verilog top module = its file stem.
+    pub name: &'static str,
+    /// One line for listings.
+    pub about: &'static str,
+    /// Builds the block and returns its Verilog.
+    pub verilog: fn() -> Result<String, String>,
+}
+
+/// Every block the generator knows, in dependency order.
+pub const BLOCKS: &[BlockDef] = &[BlockDef {
+    name: "hash",
+    about: "CRC-32 hash unit: family member 0, 16-bit index (TowerSketch array 0), latency 2",
+    verilog: hash_verilog,
+}];
+
+fn hash_verilog() -> Result<String, String> {
+    flow::to_verilog("hash", &mut HashUnit::<16>::new(&FAMILY[0]))
+}
+
+/// Looks a block up by name.
+pub fn find(name: &str) -> Result<&'static BlockDef, String> {
+    BLOCKS.iter().find(|b| b.name == name).ok_or_else(|| {
+        let known: Vec<_> = BLOCKS.iter().map(|b| b.name).collect();
+        format!("unknown block `{name}`; known blocks: {}", known.join(", "))
+    })
+}
+
+/// Generates block `name` into `out_dir/<name>.v` (rewritten only when it changes) and
+/// returns the path.
+pub fn generate(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
+    let def = find(name)?;
+    let text = (def.verilog)()?;
+    let path = out_dir.join(format!("{name}.v"));
+    flow::write_if_changed(&path, &text)?;
+    Ok(path)
+}
