@@ -23,3 +23,20 @@ impl Packet {
         self.hops.iter().map(|h| h.latency_ns as u64).sum()
     }
 }
+
+pub mod capture;
+pub mod error;
+pub mod frame;
+pub mod gen;
+pub mod pcap;
+pub mod pcapng;
+pub mod records;
+pub mod stats;
+pub mod truth;
+
+pub use capture::{scan, CaptureReader, Counts, Format, PacketReader, RawFrame};
+pub use error::{Problem, TraceError};
+pub use frame::{classify, parse_frame, Classified, FrameClass, FrameError};
+pub use gen::{generate, generate_files, GenConfig, Latency, ShimConfig};
+pub use stats::{compute as compute_stats, FlowTable, TraceStats};
+pub use truth::{FlowRecord, Totals, Truth};

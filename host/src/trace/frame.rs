@@ -1,0 +1,375 @@
+//! The frame parser: from captured bytes to a flow key (and INT hops), as the NIC's
+//! hardware parser does it.
+//!
+//! Why one function with three outcomes: every frame must be accounted for, so a frame
+//! is either an IP packet (with its key), not IP (ARP, LLDP, unsupported link types...),
+//! or malformed (a header cut short or inconsistent). Nothing panics and nothing is
+//! dropped without a counter.
+//!
+//! Accepted layering, outermost first:
+//! - link: Ethernet (LINKTYPE 1), or raw IP (LINKTYPE 101, 228, 229); other link types
+//!   count as not IP;
+//! - up to two VLAN tags (0x8100, 0x88A8, 0x9100); a third tag is malformed;
+//! - optionally the telemetry shim (EtherType 0x88B5), parsed by the contract's
+//!   [`IntShim::parse`]; a shim that fails to parse, or a shim inside a shim, is malformed;
+//! - IPv4 with options (IHL 5..15; IHL < 5, IHL beyond the captured bytes, or a total
+//!   length below the header length is malformed), or IPv6;
+//! - IPv6 extension headers hop-by-hop (0), routing (43), destination options (60),
+//!   fragment (44) and AH (51) are skipped (at most 8); the protocol is the first other
+//!   next-header value;
+//! - TCP (20-byte header, data offset >= 5) and UDP (8 bytes) give the ports; other
+//!   protocols, and non-first fragments (whose L4 header is elsewhere), use ports 0.
+//!
+//! The L4 header must lie within both the captured bytes and the IP packet's own length;
+//! bytes beyond the IP length (Ethernet padding) are ignored.
+
+use smartnic_contract::key::{PROTO_TCP, PROTO_UDP};
+use smartnic_contract::shim::{Hop, IntShim, ShimError, ETHERTYPE_SHIM};
+use smartnic_contract::FlowKey;
+
+use super::capture::RawFrame;
+use super::Packet;
+
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+pub const ETHERTYPE_IPV6: u16 = 0x86DD;
+pub const ETHERTYPE_ARP: u16 = 0x0806;
+pub const ETHERTYPE_VLAN: u16 = 0x8100;
+pub const ETHERTYPE_QINQ: u16 = 0x88A8;
+pub const ETHERTYPE_QINQ_OLD: u16 = 0x9100;
+pub const LINKTYPE_ETHERNET: u32 = 1;
+pub const LINKTYPE_RAW: u32 = 101;
+pub const LINKTYPE_IPV4: u32 = 228;
+pub const LINKTYPE_IPV6: u32 = 229;
+/// Most VLAN tags accepted.
+pub const MAX_VLAN_TAGS: usize = 2;
+/// Most IPv6 extension headers skipped before giving up.
+pub const MAX_EXT_HEADERS: usize = 8;
+
+/// Why a frame is malformed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("Ethernet header truncated")]
+    EthernetTruncated,
+    #[error("VLAN tag truncated")]
+    VlanTruncated,
+    #[error("more than {MAX_VLAN_TAGS} VLAN tags")]
+    TooManyVlanTags,
+    #[error("{0}")]
+    Shim(ShimError),
+    #[error("telemetry shim nested inside a telemetry shim")]
+    NestedShim,
+    #[error("IPv4 header truncated")]
+    Ipv4Truncated,
+    #[error("IP version {0} does not match the EtherType")]
+    BadIpVersion(u8),
+    #[error("IPv4 IHL {0} is below 5")]
+    BadIhl(u8),
+    #[error("IPv4 total length {0} is below the header length")]
+    BadTotalLength(u16),
+    #[error("IPv6 header truncated")]
+    Ipv6Truncated,
+    #[error("IPv6 extension header truncated")]
+    ExtHeaderTruncated,
+    #[error("more than {MAX_EXT_HEADERS} IPv6 extension headers")]
+    TooManyExtHeaders,
+    #[error("transport header of protocol {0} truncated")]
+    L4Truncated(u8),
+    #[error("TCP data offset {0} is below 5")]
+    BadTcpOffset(u8),
+}
+
+impl FrameError {
+    /// A short stable name, used as a JSON key for malformed counts.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FrameError::EthernetTruncated => "ethernet_truncated",
+            FrameError::VlanTruncated => "vlan_truncated",
+            FrameError::TooManyVlanTags => "too_many_vlan_tags",
+            FrameError::Shim(_) => "bad_shim",
+            FrameError::NestedShim => "nested_shim",
+            FrameError::Ipv4Truncated => "ipv4_truncated",
+            FrameError::BadIpVersion(_) => "bad_ip_version",
+            FrameError::BadIhl(_) => "bad_ihl",
+            FrameError::BadTotalLength(_) => "bad_total_length",
+            FrameError::Ipv6Truncated => "ipv6_truncated",
+            FrameError::ExtHeaderTruncated => "ipv6_ext_truncated",
+            FrameError::TooManyExtHeaders => "too_many_ipv6_ext",
+            FrameError::L4Truncated(_) => "l4_truncated",
+            FrameError::BadTcpOffset(_) => "bad_tcp_offset",
+        }
+    }
+}
+
+/// What a frame turned out to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameClass {
+    Ip { key: FlowKey, hops: Vec<Hop> },
+    NonIp,
+    Malformed(FrameError),
+}
+
+/// A classified captured frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Classified {
+    Packet(Packet),
+    NonIp,
+    Malformed(FrameError),
+}
+
+/// Classifies a captured frame; an IP frame becomes a [`Packet`] with the pcap original
+/// length as its wire length.
+pub fn classify(frame: &RawFrame<'_>) -> Classified {
+    match parse_frame(frame.linktype, frame.data) {
+        FrameClass::Ip { key, hops } => {
+            Classified::Packet(Packet { ts_ns: frame.ts_ns, wire_len: frame.orig_len, key, hops })
+        }
+        FrameClass::NonIp => Classified::NonIp,
+        FrameClass::Malformed(e) => Classified::Malformed(e),
+    }
+}
+
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// Parses one frame of the given link type.
+pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
+    let r = match linktype {
+        LINKTYPE_ETHERNET => parse_ethernet(data),
+        LINKTYPE_IPV4 => parse_ipv4(data).map(|k| Some((k, Vec::new()))),
+        LINKTYPE_IPV6 => parse_ipv6(data).map(|k| Some((k, Vec::new()))),
+        LINKTYPE_RAW => match data.first().map(|b| b >> 4) {
+            Some(4) => parse_ipv4(data).map(|k| Some((k, Vec::new()))),
+            Some(6) => parse_ipv6(data).map(|k| Some((k, Vec::new()))),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    };
+    match r {
+        Ok(Some((key, hops))) => FrameClass::Ip { key, hops },
+        Ok(None) => FrameClass::NonIp,
+        Err(e) => FrameClass::Malformed(e),
+    }
+}
+
+type IpResult = Result<Option<(FlowKey, Vec<Hop>)>, FrameError>;
+
+fn parse_ethernet(data: &[u8]) -> IpResult {
+    if data.len() < 14 {
+        return Err(FrameError::EthernetTruncated);
+    }
+    let mut ethertype = be16(data, 12);
+    let mut rest = &data[14..];
+    let mut tags = 0;
+    while matches!(ethertype, ETHERTYPE_VLAN | ETHERTYPE_QINQ | ETHERTYPE_QINQ_OLD) {
+        if tags == MAX_VLAN_TAGS {
+            return Err(FrameError::TooManyVlanTags);
+        }
+        if rest.len() < 4 {
+            return Err(FrameError::VlanTruncated);
+        }
+        ethertype = be16(rest, 2);
+        rest = &rest[4..];
+        tags += 1;
+    }
+    let mut hops = Vec::new();
+    if ethertype == ETHERTYPE_SHIM {
+        let (shim, after) = IntShim::parse(rest).map_err(FrameError::Shim)?;
+        if shim.next_type == ETHERTYPE_SHIM {
+            return Err(FrameError::NestedShim);
+        }
+        ethertype = shim.next_type;
+        hops = shim.hops;
+        rest = after;
+    }
+    let key = match ethertype {
+        ETHERTYPE_IPV4 => parse_ipv4(rest)?,
+        ETHERTYPE_IPV6 => parse_ipv6(rest)?,
+        _ => return Ok(None),
+    };
+    Ok(Some((key, hops)))
+}
+
+/// Source and destination ports of `proto` from its header at the start of `l4`.
+fn ports(proto: u8, l4: &[u8]) -> Result<(u16, u16), FrameError> {
+    match proto {
+        PROTO_TCP => {
+            if l4.len() < 20 {
+                return Err(FrameError::L4Truncated(proto));
+            }
+            let off = l4[12] >> 4;
+            if off < 5 {
+                return Err(FrameError::BadTcpOffset(off));
+            }
+            Ok((be16(l4, 0), be16(l4, 2)))
+        }
+        PROTO_UDP => {
+            if l4.len() < 8 {
+                return Err(FrameError::L4Truncated(proto));
+            }
+            Ok((be16(l4, 0), be16(l4, 2)))
+        }
+        _ => Ok((0, 0)),
+    }
+}
+
+fn parse_ipv4(ip: &[u8]) -> Result<FlowKey, FrameError> {
+    if ip.len() < 20 {
+        return Err(FrameError::Ipv4Truncated);
+    }
+    let version = ip[0] >> 4;
+    if version != 4 {
+        return Err(FrameError::BadIpVersion(version));
+    }
+    let ihl = ip[0] & 0x0F;
+    if ihl < 5 {
+        return Err(FrameError::BadIhl(ihl));
+    }
+    let hlen = ihl as usize * 4;
+    if ip.len() < hlen {
+        return Err(FrameError::Ipv4Truncated);
+    }
+    let total = be16(ip, 2);
+    if (total as usize) < hlen {
+        return Err(FrameError::BadTotalLength(total));
+    }
+    let proto = ip[9];
+    let src: [u8; 4] = ip[12..16].try_into().unwrap();
+    let dst: [u8; 4] = ip[16..20].try_into().unwrap();
+    let frag_offset = be16(ip, 6) & 0x1FFF;
+    let (sport, dport) = if frag_offset != 0 {
+        (0, 0)
+    } else {
+        let end = ip.len().min(total as usize);
+        ports(proto, &ip[hlen..end])?
+    };
+    Ok(FlowKey::from_v4(src, dst, sport, dport, proto))
+}
+
+fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
+    if ip.len() < 40 {
+        return Err(FrameError::Ipv6Truncated);
+    }
+    let version = ip[0] >> 4;
+    if version != 6 {
+        return Err(FrameError::BadIpVersion(version));
+    }
+    let payload_len = be16(ip, 4) as usize;
+    let src: [u8; 16] = ip[8..24].try_into().unwrap();
+    let dst: [u8; 16] = ip[24..40].try_into().unwrap();
+    // Payload length 0 is a jumbogram: the captured bytes are all we know.
+    let end = if payload_len == 0 { ip.len() } else { ip.len().min(40 + payload_len) };
+    let mut l4 = &ip[40..end];
+    let mut next = ip[6];
+    let mut first_fragment = true;
+    let mut skipped = 0;
+    loop {
+        let hlen = match next {
+            0 | 43 | 60 => {
+                if l4.len() < 2 {
+                    return Err(FrameError::ExtHeaderTruncated);
+                }
+                (l4[1] as usize + 1) * 8
+            }
+            44 => {
+                if l4.len() < 8 {
+                    return Err(FrameError::ExtHeaderTruncated);
+                }
+                if be16(l4, 2) >> 3 != 0 {
+                    first_fragment = false;
+                }
+                8
+            }
+            51 => {
+                if l4.len() < 2 {
+                    return Err(FrameError::ExtHeaderTruncated);
+                }
+                (l4[1] as usize + 2) * 4
+            }
+            _ => break,
+        };
+        if skipped == MAX_EXT_HEADERS {
+            return Err(FrameError::TooManyExtHeaders);
+        }
+        if l4.len() < hlen {
+            return Err(FrameError::ExtHeaderTruncated);
+        }
+        next = l4[0];
+        l4 = &l4[hlen..];
+        skipped += 1;
+    }
+    let (sport, dport) = if first_fragment { ports(next, l4)? } else { (0, 0) };
+    Ok(FlowKey::from_v6(src, dst, sport, dport, next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ethernet + 802.1Q + shim(1 hop) + IPv4 (IHL 6) + UDP.
+    fn sample() -> Vec<u8> {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x81, 0x00, 0x00, 0x05, 0x88, 0xB5]);
+        f.extend_from_slice(&[1, 0, 0x08, 0x00, 0, 1, 0, 3, 0, 0, 0x01, 0x00]);
+        f.extend_from_slice(&[0x46, 0, 0, 32, 0, 0, 0x40, 0, 64, 17, 0, 0]);
+        f.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2, 1, 1, 1, 1]);
+        f.extend_from_slice(&[0x13, 0x88, 0x00, 0x35, 0, 8, 0, 0]);
+        f
+    }
+
+    #[test]
+    fn vlan_shim_ipv4_options_udp() {
+        let f = sample();
+        let key = FlowKey::from_v4([10, 0, 0, 1], [10, 0, 0, 2], 5000, 53, 17);
+        assert_eq!(
+            parse_frame(LINKTYPE_ETHERNET, &f),
+            FrameClass::Ip { key, hops: vec![Hop { switch_id: 3, latency_ns: 256 }] }
+        );
+        // Every strict prefix is malformed, never a panic nor a different key.
+        for n in 0..f.len() {
+            assert!(matches!(parse_frame(1, &f[..n]), FrameClass::Malformed(_)), "prefix {n}");
+        }
+    }
+
+    #[test]
+    fn bad_ihl_and_version() {
+        let mut f = sample();
+        f[30] = 0x44;
+        assert_eq!(parse_frame(1, &f), FrameClass::Malformed(FrameError::BadIhl(4)));
+        f[30] = 0x56;
+        assert_eq!(parse_frame(1, &f), FrameClass::Malformed(FrameError::BadIpVersion(5)));
+    }
+
+    #[test]
+    fn ipv6_fragment_and_hop_by_hop() {
+        let mut ip = vec![0x60, 0, 0, 0, 0, 24, 0, 64];
+        ip.extend_from_slice(&[0x20; 16]);
+        ip.extend_from_slice(&[0x30; 16]);
+        // hop-by-hop (8 bytes) -> fragment (offset 0) -> TCP would need 20 bytes; use UDP.
+        ip.extend_from_slice(&[44, 0, 1, 4, 0, 0, 0, 0]);
+        ip.extend_from_slice(&[17, 0, 0, 0, 0, 0, 0, 1]);
+        ip.extend_from_slice(&[0, 7, 0, 9, 0, 8, 0, 0]);
+        let key = FlowKey::from_v6([0x20; 16], [0x30; 16], 7, 9, 17);
+        assert_eq!(parse_frame(LINKTYPE_IPV6, &ip), FrameClass::Ip { key, hops: vec![] });
+        // A non-first fragment has no ports.
+        ip[50] = 0x01;
+        let key0 = FlowKey::from_v6([0x20; 16], [0x30; 16], 0, 0, 17);
+        assert_eq!(parse_frame(LINKTYPE_RAW, &ip), FrameClass::Ip { key: key0, hops: vec![] });
+    }
+
+    #[test]
+    fn non_ip_and_three_tags() {
+        let mut arp = vec![0u8; 42];
+        arp[12] = 0x08;
+        arp[13] = 0x06;
+        assert_eq!(parse_frame(1, &arp), FrameClass::NonIp);
+        assert_eq!(parse_frame(147, &arp), FrameClass::NonIp);
+        let mut f = vec![0u8; 12];
+        for _ in 0..3 {
+            f.extend_from_slice(&[0x81, 0x00, 0, 1]);
+        }
+        f.extend_from_slice(&[0x08, 0x00]);
+        f.extend_from_slice(&[0; 40]);
+        assert_eq!(parse_frame(1, &f), FrameClass::Malformed(FrameError::TooManyVlanTags));
+    }
+}
