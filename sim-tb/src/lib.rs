@@ -1,2 +1,27 @@
 //! Verilator models of the generated Verilog, driven from Rust.
+//!
+//! A test asks for a block by name (or passes its own generated Verilog), gets a [`Model`]
+//! and drives it cycle by cycle:
+//!
+//! ```no_run
+//! use smartnic_sim_tb::Model;
+//! let mut m = Model::of_block("hash").unwrap(); // generate, verilate (cached), dlopen
+//! let (key, key_valid, hash) = (m.port("key"), m.port("key_valid"), m.port("hash"));
+//! m.reset(2);
+//! m.set(key, 0x0a00_0001_0a00_0002_04d2_0050_06);
+//! m.set(key_valid, 1);
+//! m.tick_n(2);
+//! println!("{:08x}", m.get(hash));
+//! ```
+//!
+//! Models are built by [`build::build_model`] into `target/verilator/<block>-<hash>/` (see
+//! there for the cache) as a shared library with a small generated C++ harness. If Verilator
+//! is not installed the build returns an error naming the package to install; tests
+//! `unwrap` it and fail.
 pub use smartnic_contract as contract;
+
+pub mod build;
+pub mod model;
+
+pub use build::{build_block, build_model, Dir, ModelBuild, Port};
+pub use model::{Model, PortId};
