@@ -152,8 +152,8 @@ impl<R: Read> PcapReader<R> {
         if incl > limit {
             return Err(TraceError::at(start, Problem::RecordTooLarge { len: incl, limit }));
         }
-        self.buf.resize(incl as usize, 0);
-        let got = read_full(&mut self.inner, &mut self.buf)?;
+        self.buf.clear();
+        let got = (&mut self.inner).take(incl as u64).read_to_end(&mut self.buf)?;
         if got < incl as usize {
             return Err(TraceError::at(
                 start,

@@ -124,8 +124,10 @@ impl<R: Read> PcapNgReader<R> {
 
     /// Reads `len` bytes into the buffer or fails naming the block at `start`.
     fn fill(&mut self, start: u64, len: usize) -> Result<(), TraceError> {
-        self.buf.resize(len, 0);
-        let got = read_full(&mut self.inner, &mut self.buf)?;
+        // Grow with the data actually present instead of trusting the length field, so a
+        // corrupt length costs no large allocation.
+        self.buf.clear();
+        let got = (&mut self.inner).take(len as u64).read_to_end(&mut self.buf)?;
         self.offset += got as u64;
         if got < len {
             return Err(self.truncated(start, "pcapng block", len as u64, got));
