@@ -95,7 +95,8 @@ pub fn target_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(d);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target");
+    dir.canonicalize().unwrap_or(dir)
 }
 
 /// Default output directory of generated Verilog: `target/hdl/`.
@@ -137,4 +138,25 @@ pub fn lint(verilog: &Path, top: &str) -> Result<(), String> {
     run(Command::new(verilator).args(["--lint-only", "-Wall", "--top-module", top]).arg(&vlt).arg(verilog))
         .map(|_| ())
         .map_err(|e| format!("lint of {} failed:\n{e}", verilog.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_tool_error_names_the_install_command() {
+        let e = require_tool("yosys-does-not-exist").unwrap_err();
+        assert!(e.contains("apt-get install -y"), "{e}");
+        assert_eq!(package_of("verilator"), "verilator");
+    }
+
+    #[test]
+    fn waiver_file_lists_every_waiver_with_its_reason() {
+        let f = waiver_file();
+        assert!(f.starts_with("`verilator_config"));
+        for w in LINT_WAIVERS {
+            assert!(f.contains(w.rule) && f.contains(w.reason), "{f}");
+        }
+    }
 }
