@@ -3,5 +3,6 @@
 pub use smartnic_contract as contract;
 
 pub mod arith;
+pub mod cli;
 pub mod sketch;
 pub mod trace;

@@ -115,10 +115,8 @@ impl TowerGeometry {
     /// Arrays of the given widths, each getting `total_bytes / d` of memory.
     pub fn equal_memory(widths: &[u8], total_bytes: u64) -> Self {
         let per_array_bits = total_bytes * 8 / widths.len().max(1) as u64;
-        let pairs: Vec<(u8, u32)> = widths
-            .iter()
-            .map(|&w| (w, (per_array_bits / w as u64).max(1) as u32))
-            .collect();
+        let pairs: Vec<(u8, u32)> =
+            widths.iter().map(|&w| (w, (per_array_bits / w as u64).max(1) as u32)).collect();
         Self::from_widths_depths(&pairs)
     }
 
@@ -189,8 +187,10 @@ pub struct SuMaxGeometry {
 }
 
 impl SuMaxGeometry {
-    /// The NIC default: d=3 arrays of 2^13 buckets, 32-bit flow size, lambda_d=4 16-bit
-    /// delay cells with octave bins from 1 us, 32-bit time cells in 1.024 us units.
+    /// The NIC default: d=3 arrays of 2^13 buckets, 32-bit flow size, lambda_d=8 16-bit
+    /// delay cells with octave bins from 1 us (<1, 1-2, 2-4, ... 32-64, >=64 us: end-to-end
+    /// delays of multi-hop paths spread over several octaves), 32-bit time cells in
+    /// 1.024 us units.
     pub fn nic_default() -> Self {
         Self::with_depth(3, 1 << 13)
     }
@@ -201,7 +201,7 @@ impl SuMaxGeometry {
             hashes: (0..d).map(member).collect(),
             depth,
             size_width: 32,
-            delay_cells: 4,
+            delay_cells: 8,
             delay_width: 16,
             time_width: 32,
             time_shift: 10,
@@ -282,7 +282,7 @@ mod tests {
         let g = TowerGeometry::sketchint_cpu(2 << 20);
         let bits: Vec<u64> = g.arrays.iter().map(|a| a.memory_bits()).collect();
         assert!(bits.windows(2).all(|w| w[0].abs_diff(w[1]) < 32));
-        assert!(g.memory_bits() <= 2 * 8 << 20);
+        assert!(g.memory_bits() <= (2 << 20) * 8);
     }
 
     #[test]
@@ -301,7 +301,7 @@ mod tests {
     #[test]
     fn sumax_layout() {
         let g = SuMaxGeometry::nic_default();
-        assert_eq!(g.cell_widths(), vec![32, 16, 16, 16, 16, 32, 32]);
-        assert_eq!(sumax_cell::last(g.delay_cells), 6);
+        assert_eq!(g.cell_widths(), vec![32, 16, 16, 16, 16, 16, 16, 16, 16, 32, 32]);
+        assert_eq!(sumax_cell::last(g.delay_cells), 10);
     }
 }

@@ -1,1 +1,27 @@
-//! Software sketches (in progress).
+//! Software sketches: bit-exact models of the NIC's pipelines (TowerSketch, SuMax) and the
+//! baselines the papers compare against (Count-Min, CU, ElasticSketch).
+//!
+//! | module | block |
+//! |---|---|
+//! | [`packed`] | bit-packed counter storage (also the snapshot layout) |
+//! | [`hashing`] | several family CRCs of a key at once |
+//! | [`cell`] | overflow marker and the omega (running-minimum) rule |
+//! | [`tower`] | TowerSketch with CM / CU / approximate-CU insertion |
+//! | [`sumax`] | SuMax with sum and max cells |
+//! | [`elastic`] | ElasticSketch baseline |
+//! | [`kind`] | the named sketch configurations the CLI and the accuracy lab build |
+//! | [`snapshot`] | sketches to snapshot sections and back |
+
+pub mod cell;
+pub mod elastic;
+pub mod hashing;
+pub mod kind;
+pub mod packed;
+pub mod snapshot;
+pub mod sumax;
+pub mod tower;
+
+pub use elastic::Elastic;
+pub use kind::{AnySketch, SketchKind};
+pub use sumax::{SuMax, SuMaxEstimate};
+pub use tower::Tower;

@@ -1,0 +1,59 @@
+//! The `smartnic` command line: nouns and verbs like `ip` and `ethtool`, quiet by default,
+//! `--json` for machines, errors that say what to do next.
+//!
+//! Exit codes: 0 success, 1 the operation failed (message on stderr), 2 bad usage.
+
+use clap::{Parser, Subcommand};
+
+pub mod demo;
+pub mod progress;
+pub mod size;
+pub mod sketch;
+pub mod trace;
+
+const EXAMPLES: &str = "\
+Examples:
+  smartnic demo                                   generate a trace, run the pipeline, print a report
+  smartnic trace gen -o t.pcap --truth t.json     synthetic trace with exact ground truth
+  smartnic trace stats t.pcap --top 10            packets, flows, top flows
+  smartnic sketch run --trace t.pcap -o t.snap    NIC geometry (TowerSketch ACU + SuMax)
+  smartnic sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap
+  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6";
+
+/// Telemetry SmartNIC tools: traces, sketches, snapshots and reports.
+#[derive(Debug, Parser)]
+#[command(name = "smartnic", version, after_help = EXAMPLES)]
+pub struct Cli {
+    /// Print results as JSON on stdout (progress and errors stay on stderr).
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate, inspect and convert packet traces.
+    #[command(subcommand)]
+    Trace(trace::TraceCmd),
+    /// Run software sketches over a trace and query snapshot files.
+    #[command(subcommand)]
+    Sketch(sketch::SketchCmd),
+    /// The end-to-end demo: generate a trace, run the pipeline, read out and report.
+    Demo(demo::DemoArgs),
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Trace(cmd) => trace::run(cmd, cli.json),
+        Command::Sketch(cmd) => sketch::run(cmd, cli.json),
+        Command::Demo(args) => demo::run(args, cli.json),
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

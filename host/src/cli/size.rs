@@ -1,0 +1,34 @@
+//! Memory sizes on the command line: `600KB` (10^3, as the papers count), `2MiB` (2^20).
+
+/// Parses `123`, `600K`, `600KB`, `2M`, `2MB`, `64KiB`, `2MiB` into bytes.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().map_err(|_| format!("`{s}` is not a size (try 600KB or 2MiB)"))?;
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "kib" => 1 << 10,
+        "m" | "mb" => 1_000_000,
+        "mib" => 1 << 20,
+        _ => return Err(format!("unknown size unit `{unit}` (use B, KB, KiB, MB or MiB)")),
+    };
+    n.checked_mul(mult).filter(|&b| b > 0).ok_or_else(|| format!("size `{s}` out of range"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn units() {
+        assert_eq!(parse_bytes("600KB"), Ok(600_000));
+        assert_eq!(parse_bytes("2MiB"), Ok(2 << 20));
+        assert_eq!(parse_bytes("64kib"), Ok(65536));
+        assert_eq!(parse_bytes("17"), Ok(17));
+        assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("12XB").is_err());
+        assert!(parse_bytes("KB").is_err());
+    }
+}

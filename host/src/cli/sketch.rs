@@ -1,0 +1,230 @@
+//! `smartnic sketch run|query`: software sketches over a trace, and snapshot queries.
+
+use super::progress::bar;
+use super::size::parse_bytes;
+use crate::sketch::snapshot::{from_section, software_snapshot};
+use crate::sketch::{AnySketch, SketchKind};
+use crate::trace::PacketReader;
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use smartnic_contract::FlowKey;
+use smartnic_driver::snapshot::Snapshot;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Subcommand)]
+pub enum SketchCmd {
+    /// Feed a trace into software sketches and write their counters as snapshot files.
+    #[command(after_help = "\
+Examples:
+  smartnic sketch run --trace t.pcap -o t.snap
+      TowerSketch (approximate CU) + SuMax at the NIC's geometry: the software twin of the
+      hardware, counter for counter.
+  smartnic sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap
+  smartnic sketch run --trace t.pcap --epoch-packets 100000 -o epochs/
+      one snapshot per 100k packets: epochs/epoch-000000.snap, ...")]
+    Run(RunArgs),
+    /// Look one flow up in a snapshot file.
+    #[command(after_help = "Example:\n  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6")]
+    Query(QueryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Input trace: pcap, pcapng or the 21-byte record format (by content).
+    #[arg(long, short)]
+    pub trace: PathBuf,
+    /// Sketches to run (repeat the flag). Default: tower-acu and sumax, the NIC's pair.
+    #[arg(long = "sketch", value_enum)]
+    pub sketches: Vec<SketchKind>,
+    /// Counter memory per sketch (e.g. 600KB, 2MiB). Default: the NIC's geometry.
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// Start a new epoch every N packets; the output is then a directory of snapshots.
+    #[arg(long)]
+    pub epoch_packets: Option<u64>,
+    /// Snapshot file (or directory with --epoch-packets).
+    #[arg(long, short)]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// Snapshot file.
+    pub snapshot: PathBuf,
+    /// Flow key as printed by the tools: SRC:PORT>DST:PORT/PROTO.
+    #[arg(long, value_parser = parse_flow)]
+    pub flow: FlowKey,
+}
+
+fn parse_flow(s: &str) -> Result<FlowKey, String> {
+    FlowKey::parse(s)
+        .ok_or_else(|| format!("`{s}` is not a flow key (expected e.g. 10.0.0.1:1234>10.0.0.2:80/6)"))
+}
+
+pub fn run(cmd: SketchCmd, json: bool) -> anyhow::Result<()> {
+    match cmd {
+        SketchCmd::Run(args) => run_trace(&args, json),
+        SketchCmd::Query(args) => query(&args, json),
+    }
+}
+
+/// The sketches `--sketch`/`--memory` ask for.
+pub fn build_sketches(kinds: &[SketchKind], memory: Option<u64>) -> anyhow::Result<Vec<AnySketch>> {
+    let kinds = if kinds.is_empty() { &[SketchKind::TowerAcu, SketchKind::Sumax][..] } else { kinds };
+    kinds
+        .iter()
+        .map(|k| match memory {
+            Some(bytes) => Ok(k.build(bytes)),
+            None => k.build_nic().with_context(|| {
+                format!(
+                    "`{}` has no NIC geometry; give its size with --memory (e.g. --memory 600KB)",
+                    k.name()
+                )
+            }),
+        })
+        .collect()
+}
+
+#[derive(Debug, Serialize)]
+struct RunReport {
+    trace: String,
+    packets: u64,
+    non_ip: u64,
+    malformed: u64,
+    seconds: f64,
+    snapshots: Vec<SnapshotInfo>,
+}
+
+#[derive(Debug, Serialize)]
+struct SnapshotInfo {
+    path: String,
+    epoch: u64,
+    packets: u64,
+}
+
+fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
+    let mut sketches = build_sketches(&args.sketches, args.memory)?;
+    if sketches.iter().any(|s| matches!(s, AnySketch::Elastic(_))) {
+        bail!(
+            "elastic is a software-only baseline without a snapshot format; compare it with `smartnic eval`"
+        );
+    }
+    let epochs = args.epoch_packets.filter(|&n| n > 0);
+    if epochs.is_some() {
+        std::fs::create_dir_all(&args.output)
+            .with_context(|| format!("cannot create output directory {}", args.output.display()))?;
+    }
+    let mut reader = PacketReader::open(&args.trace)?;
+    let start = std::time::Instant::now();
+    let pb = bar(None, "sketching");
+    let mut out = Vec::new();
+    let (mut epoch, mut in_epoch, mut total) = (0u64, 0u64, 0u64);
+    while let Some(p) = reader.next_packet()? {
+        sketches.iter_mut().for_each(|s| s.insert(&p));
+        in_epoch += 1;
+        total += 1;
+        if total.is_multiple_of(65536) {
+            pb.set_position(total);
+        }
+        if epochs == Some(in_epoch) {
+            out.push(write_epoch(&mut sketches, &args.output, epochs, epoch, in_epoch)?);
+            epoch += 1;
+            in_epoch = 0;
+        }
+    }
+    if in_epoch > 0 || out.is_empty() {
+        out.push(write_epoch(&mut sketches, &args.output, epochs, epoch, in_epoch)?);
+    }
+    pb.finish_and_clear();
+    let counts = reader.counts();
+    let report = RunReport {
+        trace: args.trace.display().to_string(),
+        packets: total,
+        non_ip: counts.non_ip,
+        malformed: counts.malformed,
+        seconds: start.elapsed().as_secs_f64(),
+        snapshots: out,
+    };
+    if json {
+        return super::print_json(&report);
+    }
+    println!(
+        "{} packets ({} non-IP, {} malformed frames skipped) in {:.2} s",
+        report.packets, report.non_ip, report.malformed, report.seconds
+    );
+    for s in &report.snapshots {
+        println!("epoch {:>4}: {:>10} packets -> {}", s.epoch, s.packets, s.path);
+    }
+    Ok(())
+}
+
+/// Writes the current counters as epoch `epoch`'s snapshot and clears them.
+fn write_epoch(
+    sketches: &mut [AnySketch],
+    output: &Path,
+    epochs: Option<u64>,
+    epoch: u64,
+    packets: u64,
+) -> anyhow::Result<SnapshotInfo> {
+    let path = match epochs {
+        Some(_) => output.join(format!("epoch-{epoch:06}.snap")),
+        None => output.to_path_buf(),
+    };
+    software_snapshot(sketches, epoch, packets)?.write_file(&path)?;
+    sketches.iter_mut().for_each(AnySketch::clear);
+    Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets })
+}
+
+#[derive(Debug, Serialize)]
+struct FlowAnswer {
+    sketch: String,
+    packets: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delay_hist: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_interval_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_arrival_ns: Option<u64>,
+}
+
+fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
+    let snap = Snapshot::read_file(&args.snapshot)?;
+    let mut answers = Vec::new();
+    for (i, section) in snap.sections.iter().enumerate() {
+        let answer = match from_section(i, section)? {
+            AnySketch::Tower(t) => FlowAnswer {
+                sketch: format!("tower-{}", t.mode().name()),
+                packets: t.query(&args.flow),
+                delay_hist: None,
+                max_interval_ns: None,
+                last_arrival_ns: None,
+            },
+            AnySketch::SuMax(s) => {
+                let e = s.query(&args.flow);
+                let unit = 1u64 << s.geometry().time_shift;
+                FlowAnswer {
+                    sketch: "sumax".into(),
+                    packets: e.size,
+                    delay_hist: Some(e.delay_hist),
+                    max_interval_ns: Some(e.max_interval * unit),
+                    last_arrival_ns: Some(e.last_arrival * unit),
+                }
+            }
+            AnySketch::Elastic(_) => unreachable!("snapshots never hold ElasticSketch"),
+        };
+        answers.push(answer);
+    }
+    if json {
+        return super::print_json(&answers);
+    }
+    println!("flow {} in epoch {} ({} packets in the epoch)", args.flow, snap.epoch, snap.packets);
+    for a in &answers {
+        print!("  {:<10} {:>10} packets", a.sketch, a.packets);
+        if let (Some(h), Some(iv)) = (&a.delay_hist, a.max_interval_ns) {
+            print!("  delay bins {h:?}  max inter-arrival {iv} ns");
+        }
+        println!();
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! ElasticSketch (Yang et al., SIGCOMM 2018), the accuracy baseline SketchINT compares
+//! against: a heavy part of buckets that vote large flows in and out, and a light part that
+//! is a Count-Min sketch of 8-bit counters for everything else.
+//!
+//! Parameters as the Elastic paper recommends for software: a quarter of the memory for the
+//! heavy part, buckets of 7 entries plus a shared negative vote, eviction threshold
+//! lambda = 8, one array of 8-bit counters in the light part. Software only (no hardware
+//! model), used by `smartnic eval`.
+
+use super::cell::cm_step;
+use super::hashing::HashBank;
+use smartnic_contract::hash::{index, member};
+use smartnic_contract::FlowKey;
+
+/// Entries per heavy bucket.
+pub const ENTRIES: usize = 7;
+/// Eviction threshold: evict when negative votes / smallest positive vote >= LAMBDA.
+pub const LAMBDA: u32 = 8;
+/// Bytes of one heavy entry (13-byte key + 32-bit vote with the flag in its top bit).
+const ENTRY_BYTES: u64 = 17;
+const BUCKET_BYTES: u64 = ENTRY_BYTES * ENTRIES as u64 + 4;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    key: FlowKey,
+    votes: u32,
+    /// True if some packets of this flow went to the light part before it got the slot.
+    flag: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Bucket {
+    entries: [Option<Entry>; ENTRIES],
+    neg_votes: u32,
+}
+
+/// An ElasticSketch of a given total memory.
+#[derive(Clone, Debug)]
+pub struct Elastic {
+    heavy: Vec<Bucket>,
+    light: Vec<u8>,
+    hashes: HashBank,
+}
+
+impl Elastic {
+    pub fn new(total_bytes: u64) -> Self {
+        let heavy_bytes = total_bytes / 4;
+        let buckets = (heavy_bytes / BUCKET_BYTES).max(1);
+        let light = (total_bytes - heavy_bytes).max(1);
+        Elastic {
+            heavy: vec![Bucket::default(); buckets as usize],
+            light: vec![0; light as usize],
+            hashes: HashBank::new(&[member(0), member(1)]),
+        }
+    }
+
+    fn slots(&self, key: &FlowKey) -> (usize, usize) {
+        let mut h = [0u32; 2];
+        self.hashes.hash_into(key, &mut h);
+        (index(h[0], self.heavy.len() as u32) as usize, index(h[1], self.light.len() as u32) as usize)
+    }
+
+    fn light_add(&mut self, slot: usize, n: u32) {
+        let c = self.light[slot] as u32;
+        self.light[slot] = cm_step(c, 255, n as u64).unwrap_or(c) as u8;
+    }
+
+    pub fn insert(&mut self, key: &FlowKey) {
+        let (b, l) = self.slots(key);
+        let bucket = &mut self.heavy[b];
+        if let Some(e) = bucket.entries.iter_mut().flatten().find(|e| e.key == *key) {
+            e.votes += 1;
+            return;
+        }
+        if let Some(slot) = bucket.entries.iter_mut().find(|e| e.is_none()) {
+            *slot = Some(Entry { key: *key, votes: 1, flag: false });
+            return;
+        }
+        bucket.neg_votes += 1;
+        let (min_i, min_votes) = bucket
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (i, e.map_or(0, |e| e.votes)))
+            .min_by_key(|&(_, v)| v)
+            .expect("buckets have entries");
+        if bucket.neg_votes >= LAMBDA * min_votes {
+            let evicted = bucket.entries[min_i].take().expect("full bucket");
+            bucket.entries[min_i] = Some(Entry { key: *key, votes: 1, flag: true });
+            bucket.neg_votes = 0;
+            let (_, el) = self.slots(&evicted.key);
+            self.light_add(el, evicted.votes);
+        } else {
+            self.light_add(l, 1);
+        }
+    }
+
+    pub fn query(&self, key: &FlowKey) -> u64 {
+        let (b, l) = self.slots(key);
+        let light = self.light[l] as u64;
+        match self.heavy[b].entries.iter().flatten().find(|e| e.key == *key) {
+            Some(e) if e.flag => e.votes as u64 + light,
+            Some(e) => e.votes as u64,
+            None => light,
+        }
+    }
+
+    /// Flows held in the heavy part with their estimates (heavy-hitter candidates).
+    pub fn heavy_flows(&self) -> Vec<(FlowKey, u64)> {
+        self.heavy
+            .iter()
+            .flat_map(|b| b.entries.iter().flatten())
+            .map(|e| (e.key, self.query(&e.key)))
+            .collect()
+    }
+
+    /// The light part's counters (for distribution and cardinality estimates).
+    pub fn light_counters(&self) -> &[u8] {
+        &self.light
+    }
+
+    /// Empties both parts (a new epoch).
+    pub fn clear(&mut self) {
+        self.heavy.fill(Bucket::default());
+        self.light.fill(0);
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        self.heavy.len() as u64 * BUCKET_BYTES + self.light.len() as u64
+    }
+}

@@ -1,0 +1,206 @@
+//! SuMax (LightGuardian section 4): `d` arrays of buckets, each bucket with sum cells
+//! (flow size, lambda_d delay cells) updated by the running-minimum rule of Algorithm 1,
+//! and max cells (maximum inter-arrival time, last arrival time) per section 4.4.
+//!
+//! Bit-exact specification of the NIC's SuMax pipeline: the flow-size cells and the
+//! selected delay cells each carry their own omega from array 0 to array d-1; the delay bin
+//! comes from the LUT log2 (`arith::delay_bin`); times are in units of `2^time_shift` ns,
+//! truncated to `time_width` bits, and a last-arrival value of 0 means "no packet yet"
+//! (the paper's rule), so the inter-arrival of a bucket's first packet is 0.
+
+use super::cell::{omega_step, value, INF};
+use super::hashing::HashBank;
+use super::packed::PackedBits;
+use super::tower::MAX_ARRAYS;
+use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
+use smartnic_contract::hash::index;
+use smartnic_contract::FlowKey;
+
+/// Position of one cell inside a bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cell {
+    offset: u64,
+    width: u8,
+    marker: u32,
+}
+
+/// A SuMax sketch.
+#[derive(Clone, Debug)]
+pub struct SuMax {
+    geometry: SuMaxGeometry,
+    arrays: Vec<PackedBits>,
+    cells: Vec<Cell>,
+    bucket_bits: u64,
+    hashes: HashBank,
+    time_mask: u64,
+    bins: crate::arith::DelayBins,
+}
+
+/// Everything SuMax knows about one flow (min over arrays for every cell).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SuMaxEstimate {
+    pub size: u64,
+    pub delay_hist: Vec<u64>,
+    /// Maximum inter-arrival time, in time units of `2^time_shift` ns.
+    pub max_interval: u64,
+    /// Last arrival time, in time units.
+    pub last_arrival: u64,
+}
+
+impl SuMax {
+    pub fn new(geometry: SuMaxGeometry) -> Result<Self, GeometryError> {
+        geometry.validate()?;
+        let d = geometry.hashes.len();
+        if d > MAX_ARRAYS {
+            return Err(GeometryError::TooManyArrays { arrays: d, max: MAX_ARRAYS });
+        }
+        let mut offset = 0;
+        let cells = geometry
+            .cell_widths()
+            .into_iter()
+            .map(|width| {
+                let c = Cell { offset, width, marker: marker(width) };
+                offset += width as u64;
+                c
+            })
+            .collect();
+        let bucket_bits = geometry.bucket_bits();
+        let arrays = (0..d).map(|_| PackedBits::new(bucket_bits * geometry.depth as u64)).collect();
+        Ok(SuMax {
+            hashes: HashBank::new(&geometry.hashes),
+            time_mask: marker(geometry.time_width) as u64,
+            bins: crate::arith::DelayBins::new(geometry.delay_bins, geometry.delay_cells),
+            geometry,
+            arrays,
+            cells,
+            bucket_bits,
+        })
+    }
+
+    pub fn geometry(&self) -> &SuMaxGeometry {
+        &self.geometry
+    }
+
+    /// Bucket index of `key` in each array.
+    pub fn indices(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
+        let mut h = [0u32; MAX_ARRAYS];
+        self.hashes.hash_into(key, &mut h);
+        for x in h.iter_mut().take(self.arrays.len()) {
+            *x = index(*x, self.geometry.depth);
+        }
+        h
+    }
+
+    /// The time-cell value of a timestamp in ns.
+    pub fn time_of(&self, ts_ns: u64) -> u32 {
+        ((ts_ns >> self.geometry.time_shift) & self.time_mask) as u32
+    }
+
+    /// The delay cell a packet with in-network delay `delay_ns` lands in.
+    pub fn delay_bin(&self, delay_ns: u64) -> u8 {
+        self.bins.bin(delay_ns)
+    }
+
+    /// Records one packet of `key` that arrived at `ts_ns` after `delay_ns` in the network.
+    pub fn insert(&mut self, key: &FlowKey, ts_ns: u64, delay_ns: u64) {
+        let idx = self.indices(key);
+        let t = self.time_of(ts_ns);
+        let bin = self.delay_bin(delay_ns);
+        self.insert_at(&idx, t, bin);
+    }
+
+    /// The update of Algorithm 1 plus the max cells, at precomputed bucket indices.
+    pub fn insert_at(&mut self, idx: &[u32], t: u32, bin: u8) {
+        let size = self.cells[sumax_cell::SIZE];
+        let delay = self.cells[sumax_cell::FIRST_DELAY + bin as usize];
+        let interval = self.cells[sumax_cell::interval(self.geometry.delay_cells)];
+        let last = self.cells[sumax_cell::last(self.geometry.delay_cells)];
+        let (mut omega_size, mut omega_delay) = (INF, INF);
+        for (a, &i) in self.arrays.iter_mut().zip(idx) {
+            let base = i as u64 * self.bucket_bits;
+            sum_update(a, base, size, &mut omega_size);
+            sum_update(a, base, delay, &mut omega_delay);
+            let prev = a.get(base + last.offset, last.width);
+            let gap = if prev == 0 { 0 } else { (t.wrapping_sub(prev) as u64 & self.time_mask) as u32 };
+            if gap > a.get(base + interval.offset, interval.width) {
+                a.set(base + interval.offset, interval.width, gap);
+            }
+            a.set(base + last.offset, last.width, t);
+        }
+    }
+
+    /// Stored value of cell `cell` of bucket `bucket` in array `array`.
+    pub fn cell(&self, array: usize, bucket: u32, cell: usize) -> u32 {
+        let c = self.cells[cell];
+        self.arrays[array].get(bucket as u64 * self.bucket_bits + c.offset, c.width)
+    }
+
+    /// Minimum over the present arrays of one cell. Sum cells skip overflow markers; max
+    /// cells (times) have no marker, every value is real.
+    fn min_cell(&self, idx: &[Option<u32>], cell: usize, sum: bool) -> Option<u64> {
+        let c = self.cells[cell];
+        idx.iter()
+            .enumerate()
+            .filter_map(|(a, i)| i.map(|i| (a, i)))
+            .map(|(a, i)| self.cell(a, i, cell))
+            .map(|v| if sum { value(v, c.marker) } else { v as u64 })
+            .filter(|&v| v != INF)
+            .min()
+    }
+
+    /// Estimate for `key` from every array.
+    pub fn query(&self, key: &FlowKey) -> SuMaxEstimate {
+        let idx = self.indices(key);
+        let all: Vec<Option<u32>> = idx[..self.arrays.len()].iter().map(|&i| Some(i)).collect();
+        self.query_partial(&all).expect("all arrays present")
+    }
+
+    /// Estimate from the arrays whose bucket is present (`None` = not received, the
+    /// partial reconstruction of LightGuardian 6.1). `None` when no bucket is valid.
+    pub fn query_partial(&self, idx: &[Option<u32>]) -> Option<SuMaxEstimate> {
+        if idx.iter().all(Option::is_none) {
+            return None;
+        }
+        let dc = self.geometry.delay_cells;
+        // A sum cell overflowed in every present array reads as its marker (a lower bound).
+        let sum = |cell: usize| self.min_cell(idx, cell, true).unwrap_or(self.cells[cell].marker as u64);
+        let max = |cell: usize| self.min_cell(idx, cell, false).unwrap_or(0);
+        Some(SuMaxEstimate {
+            size: sum(sumax_cell::SIZE),
+            delay_hist: (0..dc as usize).map(|b| sum(sumax_cell::FIRST_DELAY + b)).collect(),
+            max_interval: max(sumax_cell::interval(dc)),
+            last_arrival: max(sumax_cell::last(dc)),
+        })
+    }
+
+    pub fn array_bytes(&self, array: usize) -> &[u8] {
+        self.arrays[array].as_bytes()
+    }
+
+    /// Replaces one array from packed bytes; false if too short.
+    pub fn load_array(&mut self, array: usize, raw: &[u8]) -> bool {
+        match PackedBits::from_bytes(raw, self.arrays[array].bits()) {
+            Some(b) => {
+                self.arrays[array] = b;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.arrays.iter_mut().for_each(PackedBits::clear);
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        self.geometry.memory_bits().div_ceil(8)
+    }
+}
+
+#[inline(always)]
+fn sum_update(a: &mut PackedBits, base: u64, c: Cell, omega: &mut u64) {
+    let off = base + c.offset;
+    if let Some(v) = omega_step(a.get(off, c.width), c.marker, 1, omega) {
+        a.set(off, c.width, v);
+    }
+}

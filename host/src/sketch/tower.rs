@@ -1,0 +1,287 @@
+//! TowerSketch (SketchINT section IV): `d` arrays of equal memory, narrow counters in the
+//! first arrays and wide ones in the last, with CM, CU or approximate-CU insertion.
+//!
+//! This is the bit-exact specification of the hardware pipeline: for the same geometry,
+//! hashes and packet order, every counter equals the NIC's.
+
+use super::cell::{self, cm_step, omega_step, value, INF};
+use super::hashing::HashBank;
+use super::packed::PackedBits;
+use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
+use smartnic_contract::hash::index;
+use smartnic_contract::FlowKey;
+
+/// Most arrays a sketch may have (bounds the stack buffers of the hot path).
+pub const MAX_ARRAYS: usize = 8;
+
+/// One counter array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Array {
+    width: u8,
+    marker: u32,
+    depth: u32,
+    bits: PackedBits,
+}
+
+impl Array {
+    #[inline(always)]
+    fn get(&self, i: u32) -> u32 {
+        self.bits.get(i as u64 * self.width as u64, self.width)
+    }
+    #[inline(always)]
+    fn set(&mut self, i: u32, v: u32) {
+        self.bits.set(i as u64 * self.width as u64, self.width, v)
+    }
+}
+
+/// A TowerSketch with its insertion mode.
+#[derive(Clone, Debug)]
+pub struct Tower {
+    geometry: TowerGeometry,
+    mode: InsertMode,
+    arrays: Vec<Array>,
+    hashes: HashBank,
+}
+
+impl Tower {
+    pub fn new(geometry: TowerGeometry, mode: InsertMode) -> Result<Self, GeometryError> {
+        geometry.validate()?;
+        if geometry.arrays.len() > MAX_ARRAYS {
+            let arrays = geometry.arrays.len();
+            return Err(GeometryError::TooManyArrays { arrays, max: MAX_ARRAYS });
+        }
+        let arrays = geometry
+            .arrays
+            .iter()
+            .map(|a| Array {
+                width: a.width,
+                marker: a.marker(),
+                depth: a.depth,
+                bits: PackedBits::new(a.memory_bits()),
+            })
+            .collect();
+        let params: Vec<_> = geometry.arrays.iter().map(|a| a.hash).collect();
+        Ok(Tower { hashes: HashBank::new(&params), geometry, mode, arrays })
+    }
+
+    pub fn geometry(&self) -> &TowerGeometry {
+        &self.geometry
+    }
+
+    pub fn mode(&self) -> InsertMode {
+        self.mode
+    }
+
+    /// Counter indices of `key`, one per array.
+    #[inline(always)]
+    pub fn indices(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
+        let mut h = [0u32; MAX_ARRAYS];
+        self.hashes.hash_into(key, &mut h);
+        for (x, a) in h.iter_mut().zip(&self.arrays) {
+            *x = index(*x, a.depth);
+        }
+        h
+    }
+
+    /// Records one packet of `key`.
+    #[inline]
+    pub fn insert(&mut self, key: &FlowKey) {
+        let idx = self.indices(key);
+        match self.mode {
+            InsertMode::Cm => self.insert_cm(&idx),
+            InsertMode::Cu => self.insert_cu(&idx),
+            InsertMode::Acu => self.insert_acu(&idx),
+        }
+    }
+
+    fn insert_cm(&mut self, idx: &[u32; MAX_ARRAYS]) {
+        for (a, &i) in self.arrays.iter_mut().zip(idx) {
+            if let Some(v) = cm_step(a.get(i), a.marker, 1) {
+                a.set(i, v);
+            }
+        }
+    }
+
+    /// Exact CU: only the smallest non-overflowed counter(s) grow.
+    fn insert_cu(&mut self, idx: &[u32; MAX_ARRAYS]) {
+        let d = self.arrays.len();
+        let mut vals = [INF; MAX_ARRAYS];
+        for ((v, a), &i) in vals.iter_mut().zip(&self.arrays).zip(idx) {
+            *v = value(a.get(i), a.marker);
+        }
+        let min = vals[..d].iter().copied().min().unwrap_or(INF);
+        if min == INF {
+            return;
+        }
+        for ((a, &i), &v) in self.arrays.iter_mut().zip(idx).zip(&vals) {
+            if v == min {
+                a.set(i, cell::store(min + 1, a.marker));
+            }
+        }
+    }
+
+    /// Approximate CU: the running minimum travels from the narrowest array to the widest.
+    fn insert_acu(&mut self, idx: &[u32; MAX_ARRAYS]) {
+        let mut omega = INF;
+        for (a, &i) in self.arrays.iter_mut().zip(idx) {
+            if let Some(v) = omega_step(a.get(i), a.marker, 1, &mut omega) {
+                a.set(i, v);
+            }
+        }
+    }
+
+    /// Estimated size of `key`: the minimum over non-overflowed counters. When every
+    /// counter has overflowed the flow is at least the widest array's marker, returned as is.
+    pub fn query(&self, key: &FlowKey) -> u64 {
+        let idx = self.indices(key);
+        self.query_indices(&idx)
+    }
+
+    /// Like [`Tower::query`], from precomputed indices; arrays whose index is `None`
+    /// (not received, see partial reconstruction) are skipped.
+    pub fn query_indices(&self, idx: &[u32]) -> u64 {
+        let min = self.arrays.iter().zip(idx).map(|(a, &i)| value(a.get(i), a.marker)).min().unwrap_or(INF);
+        if min == INF {
+            self.saturated_value()
+        } else {
+            min
+        }
+    }
+
+    /// What a flow overflowing every array is reported as.
+    pub fn saturated_value(&self) -> u64 {
+        self.arrays.iter().map(|a| a.marker as u64).max().unwrap_or(0)
+    }
+
+    /// Counter `i` of array `array` (stored form, the marker included).
+    pub fn counter(&self, array: usize, i: u32) -> u32 {
+        self.arrays[array].get(i)
+    }
+
+    /// Overwrites counter `i` of array `array` (value truncated to the counter width).
+    pub fn set_counter(&mut self, array: usize, i: u32, v: u32) {
+        self.arrays[array].set(i, v)
+    }
+
+    /// Raw packed bytes of one array (the snapshot layout).
+    pub fn array_bytes(&self, array: usize) -> &[u8] {
+        self.arrays[array].bits.as_bytes()
+    }
+
+    /// Replaces one array's counters from packed bytes; false if too short.
+    pub fn load_array(&mut self, array: usize, raw: &[u8]) -> bool {
+        let a = &mut self.arrays[array];
+        match PackedBits::from_bytes(raw, a.bits.bits()) {
+            Some(b) => {
+                a.bits = b;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Zeroes every counter (a new epoch).
+    pub fn clear(&mut self) {
+        self.arrays.iter_mut().for_each(|a| a.bits.clear());
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        self.geometry.memory_bits().div_ceil(8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u8) -> FlowKey {
+        FlowKey::from_v4([10, 0, 0, n], [10, 0, 1, 1], 1000 + n as u16, 80, 6)
+    }
+
+    /// A tower whose counters at `key`'s indices hold `values`.
+    fn primed(pairs: &[(u8, u32)], mode: InsertMode, values: &[u32]) -> (Tower, [u32; MAX_ARRAYS]) {
+        let mut t = Tower::new(TowerGeometry::from_widths_depths(pairs), mode).unwrap();
+        let idx = t.indices(&key(1));
+        for (a, &v) in values.iter().enumerate() {
+            t.set_counter(a, idx[a], v);
+        }
+        (t, idx)
+    }
+
+    fn counters(t: &Tower, idx: &[u32; MAX_ARRAYS]) -> Vec<u32> {
+        (0..t.arrays.len()).map(|a| t.counter(a, idx[a])).collect()
+    }
+
+    /// SketchINT Figure 3: 8 x 2-bit, 4 x 4-bit, 2 x 8-bit counters (16 bits per array).
+    /// The flow's 2-bit counter has overflowed (value 3): it is not incremented, and the
+    /// query skips it.
+    #[test]
+    fn sketchint_figure3_overflowed_counter_is_skipped() {
+        let fig3 = [(2, 8), (4, 4), (8, 2)];
+        let (mut t, idx) = primed(&fig3, InsertMode::Cm, &[3, 5, 9]);
+        t.insert(&key(1));
+        assert_eq!(counters(&t, &idx), vec![3, 6, 10]);
+        assert_eq!(t.query(&key(1)), 6);
+    }
+
+    #[test]
+    fn hand_computed_modes() {
+        let g = [(4, 16), (8, 8), (16, 4)];
+        let cases = [
+            (InsertMode::Cm, [5, 3, 4], vec![6, 4, 5]),
+            (InsertMode::Cu, [5, 3, 4], vec![5, 4, 4]),
+            // omega: 5+1=6 -> omega 6; 3+1=4 < 6 -> omega 4; 4+1 >= 4 and 4 >= 4: unchanged.
+            (InsertMode::Acu, [5, 3, 4], vec![6, 4, 4]),
+            // CU raises every counter equal to the minimum.
+            (InsertMode::Cu, [3, 3, 7], vec![4, 4, 7]),
+            // Overflowed first array: CU ignores it, ACU starts its chain at array 1.
+            (InsertMode::Cu, [15, 9, 2], vec![15, 9, 3]),
+            (InsertMode::Acu, [15, 9, 2], vec![15, 10, 3]),
+            // ACU raises a cell below omega up to omega.
+            (InsertMode::Acu, [1, 3, 1], vec![2, 3, 2]),
+        ];
+        for (mode, start, want) in cases {
+            let (mut t, idx) = primed(&g, mode, &start);
+            t.insert(&key(1));
+            assert_eq!(counters(&t, &idx), want, "{mode:?} from {start:?}");
+        }
+    }
+
+    /// Every width saturates at 2^w - 2, then turns into the marker 2^w - 1 for good.
+    #[test]
+    fn saturation_at_every_width() {
+        for w in 1..=32u8 {
+            for mode in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu] {
+                let m = smartnic_contract::geometry::marker(w);
+                let start = m.saturating_sub(2);
+                let (mut t, idx) = primed(&[(w, 3)], mode, &[start]);
+                if m >= 2 {
+                    t.insert(&key(1));
+                    assert_eq!(t.counter(0, idx[0]), m - 1, "w={w} {mode:?}");
+                    assert_eq!(t.query(&key(1)), (m - 1) as u64);
+                }
+                t.insert(&key(1));
+                assert_eq!(t.counter(0, idx[0]), m, "w={w} {mode:?} reaches the marker");
+                t.insert(&key(1));
+                assert_eq!(t.counter(0, idx[0]), m, "w={w} {mode:?} marker is sticky");
+                assert_eq!(t.query(&key(1)), m as u64, "all overflowed reads as the marker");
+            }
+        }
+    }
+
+    #[test]
+    fn snapshot_bytes_round_trip() {
+        let mut t = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu).unwrap();
+        for n in 0..200u8 {
+            t.insert(&key(n % 37));
+        }
+        let mut u = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu).unwrap();
+        for a in 0..3 {
+            assert!(u.load_array(a, t.array_bytes(a)));
+        }
+        for n in 0..37u8 {
+            assert_eq!(u.query(&key(n)), t.query(&key(n)));
+        }
+        assert!(!u.load_array(0, &t.array_bytes(0)[1..]));
+    }
+}
