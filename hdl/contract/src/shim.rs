@@ -140,10 +140,10 @@ mod tests {
         let (shim, rest) = IntShim::parse(&BYTES).unwrap();
         assert!(rest.is_empty());
         assert_eq!(shim.next_type, 0x0800);
-        assert_eq!(shim.hops, vec![
-            Hop { switch_id: 7, latency_ns: 1000 },
-            Hop { switch_id: 9, latency_ns: 65536 }
-        ]);
+        assert_eq!(
+            shim.hops,
+            vec![Hop { switch_id: 7, latency_ns: 1000 }, Hop { switch_id: 9, latency_ns: 65536 }]
+        );
         assert_eq!(shim.total_latency_ns(), 66536);
         let mut out = Vec::new();
         shim.emit(&mut out);
