@@ -53,7 +53,7 @@ pub struct GenArgs {
     /// Output pcap file (nanosecond timestamps, Ethernet, headers only captured).
     #[arg(short, long, value_name = "PCAP")]
     pub output: PathBuf,
-    /// Ground-truth JSON file [default: <PCAP>.truth.json].
+    /// Ground-truth JSON file [default: the PCAP path followed by .truth.json].
     #[arg(long, value_name = "JSON")]
     pub truth: Option<PathBuf>,
     /// Also write the papers' 21-byte records (key + u64 little-endian ns) here.
@@ -125,7 +125,7 @@ impl GenArgs {
             ipv6: self.ipv6,
             vlan: self.vlan,
             non_ip: self.non_ip,
-            shim: self.shim.then(|| ShimConfig {
+            shim: self.shim.then_some(ShimConfig {
                 min_hops: self.hops.0,
                 max_hops: self.hops.1,
                 switches: self.switches,
@@ -221,7 +221,7 @@ pub fn compute_with_progress(path: &Path, format: Format) -> anyhow::Result<Trac
     {
         table.add(&c);
         n += 1;
-        if n % 65536 == 0 {
+        if n.is_multiple_of(65536) {
             pb.set_position(n);
         }
     }

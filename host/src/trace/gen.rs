@@ -342,7 +342,6 @@ fn ipv4_checksum(h: &[u8]) -> u16 {
 }
 
 /// Writes the headers of one packet of flow `f` into `buf`; returns the wire length.
-#[allow(clippy::too_many_arguments)]
 fn build_frame(buf: &mut Vec<u8>, f: &FlowSpec, shim: Option<&IntShim>, wire: u32, seq: u32) -> u32 {
     buf.clear();
     buf.extend_from_slice(&[0x02, 0, 0, 0, 0, 1]);
@@ -451,7 +450,7 @@ pub fn generate<W: Write>(
     };
     let mut order: Vec<u32> = Vec::with_capacity(cfg.packets as usize);
     for (i, &n) in sizes.iter().enumerate() {
-        order.extend(std::iter::repeat(i as u32).take(n as usize));
+        order.extend(std::iter::repeat_n(i as u32, n as usize));
     }
     order.shuffle(&mut rng);
 

@@ -1,6 +1,23 @@
 //! Traces: pcap/pcapng readers, the packet parser that turns a frame into a flow key,
 //! the papers' 21-byte record format, and the seeded synthetic generator with its exact
 //! ground truth.
+//!
+//! Why this layer exists: every accuracy and speed figure of the project starts from a
+//! trace, so reading one must be exact (every frame is a packet, non-IP, or malformed,
+//! and a damaged file is an error naming the byte offset) and generating one must be
+//! reproducible (same seed, same bytes, exact truth).
+//!
+//! | module | what it does |
+//! |---|---|
+//! | [`pcap`] | classic pcap, both byte orders, µs and ns magic; reader and writer |
+//! | [`pcapng`] | pcapng sections, interfaces (`if_tsresol`), EPB/SPB/OPB; reader and writer |
+//! | [`capture`] | format by magic, [`PacketReader`] (packets + counts), [`scan`] |
+//! | [`frame`] | Ethernet / VLAN / shim / IPv4 / IPv6 / TCP / UDP -> [`FlowKey`] and hops |
+//! | [`records`] | the papers' 21-byte records (key + u64 LE ns) |
+//! | [`gen`] | seeded Zipf generator with INT stacks |
+//! | [`truth`] | per-flow ground-truth records shared by generator and stats |
+//! | [`stats`] | exact statistics of any trace, same field names as the truth |
+//! | [`error`] | [`TraceError`]: offset + problem |
 
 use smartnic_contract::shim::Hop;
 use smartnic_contract::FlowKey;

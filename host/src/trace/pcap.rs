@@ -52,13 +52,18 @@ pub fn sniff(magic: [u8; 4]) -> Option<(Endianness, bool)> {
     }
 }
 
+/// version major, minor, thiszone, sigfigs, snaplen, network.
+type HeaderRest = (u16, u16, i32, u32, u32, u32);
+/// ts_sec, ts_frac, incl_len, orig_len.
+type RecordHeader = (u32, u32, u32, u32);
+
 /// Parses the 20 header bytes after the magic.
-fn header_rest(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], (u16, u16, i32, u32, u32, u32)> {
+fn header_rest(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], HeaderRest> {
     move |i| tuple((nom_u16(e), nom_u16(e), nom_i32(e), nom_u32(e), nom_u32(e), nom_u32(e)))(i)
 }
 
 /// Parses a record header: `(ts_sec, ts_frac, incl_len, orig_len)`.
-fn record_header(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], (u32, u32, u32, u32)> {
+fn record_header(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], RecordHeader> {
     move |i| tuple((nom_u32(e), nom_u32(e), nom_u32(e), nom_u32(e)))(i)
 }
 

@@ -77,11 +77,16 @@ fn u32_at(e: Endianness, b: &[u8]) -> u32 {
     r.map(|(_, v)| v).unwrap_or(0)
 }
 
-fn epb_fields(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], (u32, u32, u32, u32, u32)> {
+/// interface, ts high, ts low, captured length, original length.
+type EpbFields = (u32, u32, u32, u32, u32);
+/// interface, drops, ts high, ts low, captured length, original length.
+type OpbFields = (u16, u16, u32, u32, u32, u32);
+
+fn epb_fields(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], EpbFields> {
     move |i| tuple((nom_u32(e), nom_u32(e), nom_u32(e), nom_u32(e), nom_u32(e)))(i)
 }
 
-fn opb_fields(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], (u16, u16, u32, u32, u32, u32)> {
+fn opb_fields(e: Endianness) -> impl Fn(&[u8]) -> IResult<&[u8], OpbFields> {
     move |i| tuple((nom_u16(e), nom_u16(e), nom_u32(e), nom_u32(e), nom_u32(e), nom_u32(e)))(i)
 }
 
@@ -136,7 +141,7 @@ impl<R: Read> PcapNgReader<R> {
     }
 
     fn check_len(start: u64, len: u32, min: u32) -> Result<(), TraceError> {
-        if len < min || len % 4 != 0 || len > MAX_BLOCK_LEN {
+        if len < min || !len.is_multiple_of(4) || len > MAX_BLOCK_LEN {
             return Err(TraceError::at(start, Problem::BlockLength(len)));
         }
         Ok(())
