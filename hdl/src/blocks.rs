@@ -2,6 +2,7 @@
 //!
 //! To add a block: write its module (struct + `update` + tests), then add one
 //! [`BlockDef`] here with the configuration the board uses.
+use crate::arith;
 use crate::flow;
 use crate::hash::HashUnit;
 use smartnic_contract::hash::FAMILY;
@@ -18,11 +19,18 @@ pub struct BlockDef {
 }
 
 /// Every block the generator knows, in dependency order.
-pub const BLOCKS: &[BlockDef] = &[BlockDef {
-    name: "hash",
-    about: "CRC-32 hash unit: family member 0, 16-bit index (TowerSketch array 0), latency 2",
-    verilog: hash_verilog,
-}];
+pub const BLOCKS: &[BlockDef] = &[
+    BlockDef {
+        name: "hash",
+        about: "CRC-32 hash unit: family member 0, 16-bit index (TowerSketch array 0), latency 2",
+        verilog: hash_verilog,
+    },
+    BlockDef {
+        name: "log2",
+        about: "fixed-point log2 of a 64-bit operand, q=10 frac=16 (1 RAMB18), latency 4",
+        verilog: || flow::to_verilog("log2", &mut arith::log2::Log2Default::new()),
+    },
+];
 
 fn hash_verilog() -> Result<String, String> {
     flow::to_verilog("hash", &mut HashUnit::<16>::new(&FAMILY[0]))

@@ -11,6 +11,7 @@
 //! See `hdl/README.md` for the flow and the rust-hdl quirks it works around.
 pub use smartnic_contract as contract;
 
+pub mod arith;
 pub mod blocks;
 pub mod flow;
 pub mod hash;

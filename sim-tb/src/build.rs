@@ -45,7 +45,7 @@ pub struct ModelBuild {
 }
 
 /// Bumped whenever the harness or the build flags change in a way the hash cannot see.
-const HARNESS_VERSION: u32 = 1;
+const HARNESS_VERSION: u32 = 2;
 
 /// Verilator flags of every model build (also part of the cache key).
 const VERILATOR_FLAGS: &[&str] = &[
@@ -222,6 +222,28 @@ int sim_set(void* p, uint32_t port, const uint32_t* w) {{
     switch (port) {{
 {set}    default: return -1;
     }}
+}}
+
+// Batch driving: for each of `n` cycles, set the `n_in` inputs from `in` (their words
+// back to back, one row per cycle), run one clock, then read the `n_out` outputs into
+// `out` (one row per cycle). Returns 0, or -1 on a bad port / missing clock.
+int sim_get(void* p, uint32_t port, uint32_t* w);
+int sim_stream(void* p, uint64_t n, uint32_t n_in, const uint32_t* in_ports, const uint32_t* in,
+               uint32_t n_out, const uint32_t* out_ports, uint32_t* out) {{
+    Sim* s = (Sim*)p;
+    for (uint64_t c = 0; c < n; c++) {{
+        for (uint32_t j = 0; j < n_in; j++) {{
+            if (sim_set(p, in_ports[j], in) != 0) return -1;
+            in += (PORTS[in_ports[j]].width + 31) / 32;
+        }}
+        if (sim_tick(p, 1) != 0) return -1;
+        (void)s;
+        for (uint32_t j = 0; j < n_out; j++) {{
+            if (sim_get(p, out_ports[j], out) != 0) return -1;
+            out += (PORTS[out_ports[j]].width + 31) / 32;
+        }}
+    }}
+    return 0;
 }}
 
 int sim_get(void* p, uint32_t port, uint32_t* w) {{

@@ -22,6 +22,8 @@ pub use smartnic_contract as contract;
 
 pub mod build;
 pub mod model;
+pub mod pipe;
 
 pub use build::{build_block, build_model, Dir, ModelBuild, Port};
 pub use model::{Model, PortId};
+pub use pipe::Pipe;

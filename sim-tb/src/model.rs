@@ -11,12 +11,21 @@ use std::sync::{Arc, Mutex, OnceLock};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortId(u32);
 
+impl PortId {
+    /// Position in [`Model::ports`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 type NewFn = unsafe extern "C" fn(c_int) -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
 type EvalFn = unsafe extern "C" fn(*mut c_void);
 type TickFn = unsafe extern "C" fn(*mut c_void, u64) -> c_int;
 type SetFn = unsafe extern "C" fn(*mut c_void, u32, *const u32) -> c_int;
 type GetFn = unsafe extern "C" fn(*mut c_void, u32, *mut u32) -> c_int;
+type StreamFn =
+    unsafe extern "C" fn(*mut c_void, u64, u32, *const u32, *const u32, u32, *const u32, *mut u32) -> c_int;
 type TraceFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
 type CountFn = unsafe extern "C" fn() -> u32;
 type NameFn = unsafe extern "C" fn(u32) -> *const c_char;
@@ -31,6 +40,7 @@ struct Lib {
     set: SetFn,
     get: GetFn,
     trace: TraceFn,
+    stream: StreamFn,
 }
 
 impl Lib {
@@ -63,6 +73,7 @@ impl Lib {
                 set: *lib.get::<SetFn>(b"sim_set").map_err(|_| sym("sim_set"))?,
                 get: *lib.get::<GetFn>(b"sim_get").map_err(|_| sym("sim_get"))?,
                 trace: *lib.get::<TraceFn>(b"sim_trace_open").map_err(|_| sym("sim_trace_open"))?,
+                stream: *lib.get::<StreamFn>(b"sim_stream").map_err(|_| sym("sim_stream"))?,
                 _lib: lib,
             })
         }
@@ -215,6 +226,41 @@ impl Model {
     /// Runs one clock period.
     pub fn tick(&mut self) {
         self.tick_n(1)
+    }
+
+    /// Runs `n` clocks in one call into the model (no per-port FFI round trips): before
+    /// clock `c` the `inputs` are set from row `c` of `in_words` (each port's
+    /// [`Port::words`] little-endian words, ports back to back), after it the `outputs` are
+    /// read into row `c` of the returned vector (same layout). `in_words` must hold exactly
+    /// `n` rows. This is the hot loop of the exhaustive arithmetic tests.
+    pub fn stream(&mut self, inputs: &[PortId], in_words: &[u32], outputs: &[PortId]) -> Vec<u32> {
+        let in_row: usize = inputs.iter().map(|&p| self.info(p).words()).sum();
+        let out_row: usize = outputs.iter().map(|&p| self.info(p).words()).sum();
+        for &p in inputs {
+            assert_eq!(self.info(p).dir, Dir::In, "port `{}` is an output", self.info(p).name);
+        }
+        assert!(in_row > 0 && in_words.len() % in_row == 0, "input rows of {in_row} words expected");
+        let n = in_words.len() / in_row;
+        let mut out = vec![0u32; n * out_row];
+        let ip: Vec<u32> = inputs.iter().map(|p| p.0).collect();
+        let op: Vec<u32> = outputs.iter().map(|p| p.0).collect();
+        // SAFETY: handle is live; every pointer covers exactly the rows the harness walks
+        // (port word counts come from the same port table the harness was generated from).
+        let rc = unsafe {
+            (self.lib.stream)(
+                self.handle,
+                n as u64,
+                ip.len() as u32,
+                ip.as_ptr(),
+                in_words.as_ptr(),
+                op.len() as u32,
+                op.as_ptr(),
+                out.as_mut_ptr(),
+            )
+        };
+        assert_eq!(rc, 0, "stream on block `{}` failed (no clock?)", self.build.block);
+        self.cycles += n as u64;
+        out
     }
 
     /// Clock periods run so far.
