@@ -30,6 +30,11 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "fixed-point log2 of a 64-bit operand, q=10 frac=16 (1 RAMB18), latency 4",
         verilog: || flow::to_verilog("log2", &mut arith::log2::Log2Default::new()),
     },
+    BlockDef {
+        name: "exp2",
+        about: "fixed-point exp2 of a 23-bit signed exponent (16 fraction bits), q=10, 64-bit out, latency 4",
+        verilog: || flow::to_verilog("exp2", &mut arith::exp2::Exp2Default::new(arith::exp2::DEFAULT_IO)),
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {
