@@ -35,6 +35,16 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "fixed-point exp2 of a 23-bit signed exponent (16 fraction bits), q=10, 64-bit out, latency 4",
         verilog: || flow::to_verilog("exp2", &mut arith::exp2::Exp2Default::new(arith::exp2::DEFAULT_IO)),
     },
+    BlockDef {
+        name: "mul",
+        about: "32x32 multiply by log-add-exp (2 log2 + exp2, 3 RAMB18), 64-bit product, latency 9",
+        verilog: || flow::to_verilog("mul", &mut arith::mul::mul_log32()),
+    },
+    BlockDef {
+        name: "div",
+        about: "32/32 divide by log-add-exp (2 log2 + exp2, 3 RAMB18), 64-bit quotient with 16 fraction bits, latency 9",
+        verilog: || flow::to_verilog("div", &mut arith::div::div_log32()),
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

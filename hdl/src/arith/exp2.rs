@@ -55,7 +55,9 @@ pub struct Exp2Unit<const YW: usize, const Q: usize, const EW: usize, const OW: 
     e_add: Constant<Bits<8>>,
 }
 
-impl<const YW: usize, const Q: usize, const EW: usize, const OW: usize, const PW: usize> Exp2Unit<YW, Q, EW, OW, PW> {
+impl<const YW: usize, const Q: usize, const EW: usize, const OW: usize, const PW: usize>
+    Exp2Unit<YW, Q, EW, OW, PW>
+{
     pub fn params() -> Exp2Params {
         Exp2Params { q: Q as u8, frac: (EW - 1) as u8 }
     }

@@ -21,11 +21,11 @@
 use rust_hdl::prelude::*;
 
 //pub mod delay_bin;
-//pub mod div;
+pub mod div;
 //pub mod encoder;
 pub mod exp2;
 pub mod log2;
-//pub mod mul;
+pub mod mul;
 pub mod normalize;
 pub mod scale;
 
