@@ -69,3 +69,20 @@ fn latch_fails_synthesis() {
     let e = synth::synth(&v, "latchy", "nic_latchy", &dir.join("synth")).unwrap_err();
     assert!(e.contains("latch"), "{e}");
 }
+
+/// `hdl-synth log2 exp2 mul div`: the arithmetic blocks synthesize without latches, each
+/// table lands in exactly one RAMB18 (SyncROM, 1K x 16/17), no DSPs (no multiplier in the
+/// log-add-exp path), and the logic stays small.
+#[test]
+fn arith_blocks_synthesize_for_xc7_with_one_ramb18_per_table() {
+    let dir = out_dir("synth-arith");
+    // (block, ROMs, max LUTs)
+    for (name, roms, max_lut) in [("log2", 1, 400), ("exp2", 1, 600), ("mul", 3, 1200), ("div", 3, 1200)] {
+        let v = blocks::generate(name, &dir).unwrap();
+        let r = synth::synth(&v, name, &flow::module_name(name), &dir.join("synth"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        println!("{}", r.table_row());
+        assert_eq!((r.ramb18, r.ramb36, r.dsp48), (roms, 0, 0), "{name}: {r:?}");
+        assert!(r.lut > 0 && r.lut <= max_lut && r.ff > 0, "{name}: {r:?}");
+    }
+}

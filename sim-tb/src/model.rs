@@ -239,7 +239,7 @@ impl Model {
         for &p in inputs {
             assert_eq!(self.info(p).dir, Dir::In, "port `{}` is an output", self.info(p).name);
         }
-        assert!(in_row > 0 && in_words.len() % in_row == 0, "input rows of {in_row} words expected");
+        assert!(in_row > 0 && in_words.len().is_multiple_of(in_row), "input rows of {in_row} words expected");
         let n = in_words.len() / in_row;
         let mut out = vec![0u32; n * out_row];
         let ip: Vec<u32> = inputs.iter().map(|p| p.0).collect();

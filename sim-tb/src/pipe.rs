@@ -43,7 +43,7 @@ impl Pipe {
     /// and returns one output row per input row (see the module docs). Callers chunk big
     /// runs (each call drains the pipeline: `n + latency - 1` clocks for `n` rows).
     pub fn run(&mut self, rows: &[u32]) -> Vec<u32> {
-        assert_eq!(rows.len() % self.in_row, 0);
+        assert!(rows.len().is_multiple_of(self.in_row));
         let n = rows.len() / self.in_row;
         let mut all = self.model.stream(&self.inputs, rows, &self.outputs);
         let bubbles = vec![0u32; (self.latency - 1) * self.in_row];
