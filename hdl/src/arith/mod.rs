@@ -14,15 +14,14 @@
 //! | [`scale`] | `T * 2^sh` rounded half up, saturating (output stage of exp2 and the direct tables) | 2 |
 //! | [`log2`] | `log2_fx` | 4 |
 //! | [`exp2`] | `exp2_fx` | 4 |
-//! | [`mul`] | `mul_log` (log-add-exp) and `mul_direct` | 9 / 6 |
-//! | [`div`] | `div_log` (log-add-exp) and `div_direct` | 9 / 6 |
-//! | [`encoder`] | `encode_fx`, deterministic or randomized per operation, LFSR in hardware | 7 |
-//! | [`delay_bin`] | SuMax `delay_bin` | 7 |
+//! | [`mul`] | `mul_log` (log-add-exp) | 9 |
+//! | [`div`] | `div_log` (log-add-exp) | 9 |
+//!
+//! Not yet here: the direct-table `mul_direct`/`div_direct` variants, the encoder and the
+//! delay-bin unit (they reuse [`normalize`], [`log2`] and [`scale`]).
 use rust_hdl::prelude::*;
 
-//pub mod delay_bin;
 pub mod div;
-//pub mod encoder;
 pub mod exp2;
 pub mod log2;
 pub mod mul;
