@@ -4,6 +4,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`hash`] | pipelined CRC-32 hash unit (XOR tree from the contract's `CrcParams`) |
+//! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul, div) |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
 //! | [`synth`] | Yosys `synth_xilinx` runs and resource reports |
