@@ -55,8 +55,7 @@ impl Elastic {
     }
 
     fn slots(&self, key: &FlowKey) -> (usize, usize) {
-        let mut h = [0u32; 2];
-        self.hashes.hash_into(key, &mut h);
+        let h = self.hashes.hash(key);
         (index(h[0], self.heavy.len() as u32) as usize, index(h[1], self.light.len() as u32) as usize)
     }
 

@@ -10,23 +10,38 @@
 use smartnic_contract::hash::CrcParams;
 use smartnic_contract::{FlowKey, KEY_LEN};
 
-/// The CRCs of `d` family members over flow keys.
+/// Most members one bank evaluates (one 32-byte row per table entry).
+pub const MAX_MEMBERS: usize = 8;
+
+/// One table row: the contribution of a byte to every member's CRC. Fixed width and
+/// 32-byte aligned so the 13 row XORs compile to a few vector instructions.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(32))]
+struct Row([u32; MAX_MEMBERS]);
+
+/// The CRCs of up to [`MAX_MEMBERS`] family members over flow keys.
 #[derive(Clone, Debug)]
 pub struct HashBank {
     d: usize,
-    /// Layout `[position][byte][member]`.
-    table: Vec<u32>,
-    zero: Vec<u32>,
+    /// Indexed `[position * 256 + byte]`.
+    table: Vec<Row>,
+    zero: Row,
     params: Vec<CrcParams>,
 }
 
 impl HashBank {
+    /// A bank of the given members; panics beyond [`MAX_MEMBERS`] (sketch constructors
+    /// reject such geometries first).
     pub fn new(params: &[CrcParams]) -> Self {
         let d = params.len();
-        let zero: Vec<u32> = params.iter().map(|p| p.checksum(&[0; KEY_LEN])).collect();
-        let mut table = vec![0u32; KEY_LEN * 256 * d];
+        assert!(d <= MAX_MEMBERS, "a hash bank holds at most {MAX_MEMBERS} members");
+        let mut zero = Row::default();
+        for (z, p) in zero.0.iter_mut().zip(params) {
+            *z = p.checksum(&[0; KEY_LEN]);
+        }
+        let mut table = vec![Row::default(); KEY_LEN * 256];
         for (m, p) in params.iter().enumerate() {
-            let basis = bit_basis(p, zero[m]);
+            let basis = bit_basis(p, zero.0[m]);
             for pos in 0..KEY_LEN {
                 for byte in 0..256usize {
                     let mut acc = 0u32;
@@ -35,7 +50,7 @@ impl HashBank {
                             acc ^= basis[pos * 8 + bit];
                         }
                     }
-                    table[(pos * 256 + byte) * d + m] = acc;
+                    table[pos * 256 + byte].0[m] = acc;
                 }
             }
         }
@@ -54,17 +69,23 @@ impl HashBank {
         &self.params
     }
 
-    /// Writes the `d` CRCs of `key` into `out[..d]`.
-    #[inline]
-    pub fn hash_into(&self, key: &FlowKey, out: &mut [u32]) {
-        let out = &mut out[..self.d];
-        out.copy_from_slice(&self.zero);
+    /// The CRCs of `key`: entry `m` for member `m` (entries `d..` are zero).
+    #[inline(always)]
+    pub fn hash(&self, key: &FlowKey) -> [u32; MAX_MEMBERS] {
+        let mut acc = self.zero.0;
         for (pos, &b) in key.as_bytes().iter().enumerate() {
-            let row = &self.table[(pos * 256 + b as usize) * self.d..][..self.d];
-            for (o, t) in out.iter_mut().zip(row) {
+            let row = &self.table[pos * 256 + b as usize].0;
+            for (o, t) in acc.iter_mut().zip(row) {
                 *o ^= t;
             }
         }
+        acc
+    }
+
+    /// Writes the `d` CRCs of `key` into `out[..d]`.
+    #[inline]
+    pub fn hash_into(&self, key: &FlowKey, out: &mut [u32]) {
+        out[..self.d].copy_from_slice(&self.hash(key)[..self.d]);
     }
 }
 

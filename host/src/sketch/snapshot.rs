@@ -21,11 +21,11 @@ pub fn to_section(sketch: &AnySketch) -> Result<Section, SectionError> {
         AnySketch::Tower(t) => Section::Tower {
             geometry: t.geometry().clone(),
             mode: t.mode(),
-            arrays: (0..t.geometry().arrays.len()).map(|a| t.array_bytes(a).to_vec()).collect(),
+            arrays: (0..t.geometry().arrays.len()).map(|a| t.array_bytes(a)).collect(),
         },
         AnySketch::SuMax(s) => Section::SuMax {
             geometry: s.geometry().clone(),
-            arrays: (0..s.geometry().hashes.len()).map(|a| s.array_bytes(a).to_vec()).collect(),
+            arrays: (0..s.geometry().hashes.len()).map(|a| s.array_bytes(a)).collect(),
         },
         AnySketch::Elastic(_) => return Err(SectionError::NotSnapshottable),
     })

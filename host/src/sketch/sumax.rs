@@ -83,8 +83,7 @@ impl SuMax {
 
     /// Bucket index of `key` in each array.
     pub fn indices(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
-        let mut h = [0u32; MAX_ARRAYS];
-        self.hashes.hash_into(key, &mut h);
+        let mut h = self.hashes.hash(key);
         for x in h.iter_mut().take(self.arrays.len()) {
             *x = index(*x, self.geometry.depth);
         }
@@ -173,8 +172,9 @@ impl SuMax {
         })
     }
 
-    pub fn array_bytes(&self, array: usize) -> &[u8] {
-        self.arrays[array].as_bytes()
+    /// Packed bytes of one array (the snapshot layout).
+    pub fn array_bytes(&self, array: usize) -> Vec<u8> {
+        self.arrays[array].to_bytes()
     }
 
     /// Replaces one array from packed bytes; false if too short.
@@ -199,8 +199,5 @@ impl SuMax {
 
 #[inline(always)]
 fn sum_update(a: &mut PackedBits, base: u64, c: Cell, omega: &mut u64) {
-    let off = base + c.offset;
-    if let Some(v) = omega_step(a.get(off, c.width), c.marker, 1, omega) {
-        a.set(off, c.width, v);
-    }
+    a.update(base + c.offset, c.width, |v| omega_step(v, c.marker, 1, omega));
 }

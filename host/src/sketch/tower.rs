@@ -4,7 +4,7 @@
 //! This is the bit-exact specification of the hardware pipeline: for the same geometry,
 //! hashes and packet order, every counter equals the NIC's.
 
-use super::cell::{self, cm_step, omega_step, value, INF};
+use super::cell::{self, omega_step, value, INF};
 use super::hashing::HashBank;
 use super::packed::PackedBits;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
@@ -12,7 +12,7 @@ use smartnic_contract::hash::index;
 use smartnic_contract::FlowKey;
 
 /// Most arrays a sketch may have (bounds the stack buffers of the hot path).
-pub const MAX_ARRAYS: usize = 8;
+pub const MAX_ARRAYS: usize = super::hashing::MAX_MEMBERS;
 
 /// One counter array.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,10 @@ impl Array {
     #[inline(always)]
     fn set(&mut self, i: u32, v: u32) {
         self.bits.set(i as u64 * self.width as u64, self.width, v)
+    }
+    #[inline(always)]
+    fn update(&mut self, i: u32, f: impl FnOnce(u32) -> Option<u32>) {
+        self.bits.update(i as u64 * self.width as u64, self.width, f)
     }
 }
 
@@ -75,8 +79,7 @@ impl Tower {
     /// Counter indices of `key`, one per array.
     #[inline(always)]
     pub fn indices(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
-        let mut h = [0u32; MAX_ARRAYS];
-        self.hashes.hash_into(key, &mut h);
+        let mut h = self.hashes.hash(key);
         for (x, a) in h.iter_mut().zip(&self.arrays) {
             *x = index(*x, a.depth);
         }
@@ -94,11 +97,43 @@ impl Tower {
         }
     }
 
+    /// Records one packet of each key, in order: exactly `keys.len()` calls of
+    /// [`Tower::insert`], but faster. The counters of the packet `LOOKAHEAD` places ahead
+    /// are prefetched while the current one is updated, so the cache misses of several
+    /// packets overlap instead of being waited for one at a time (the arrays are far
+    /// larger than L1, and each packet touches `d` unrelated cache lines).
+    pub fn insert_batch(&mut self, keys: &[FlowKey]) {
+        const LOOKAHEAD: usize = 8;
+        let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
+        for (n, key) in keys.iter().take(LOOKAHEAD).enumerate() {
+            ring[n] = self.prefetch(key);
+        }
+        for n in 0..keys.len() {
+            let idx = ring[n % LOOKAHEAD];
+            if let Some(ahead) = keys.get(n + LOOKAHEAD) {
+                ring[n % LOOKAHEAD] = self.prefetch(ahead);
+            }
+            match self.mode {
+                InsertMode::Cm => self.insert_cm(&idx),
+                InsertMode::Cu => self.insert_cu(&idx),
+                InsertMode::Acu => self.insert_acu(&idx),
+            }
+        }
+    }
+
+    /// Indices of `key`, with their counters' cache lines requested.
+    #[inline(always)]
+    fn prefetch(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
+        let idx = self.indices(key);
+        for (a, &i) in self.arrays.iter().zip(&idx) {
+            a.bits.prefetch(i as u64 * a.width as u64);
+        }
+        idx
+    }
+
     fn insert_cm(&mut self, idx: &[u32; MAX_ARRAYS]) {
         for (a, &i) in self.arrays.iter_mut().zip(idx) {
-            if let Some(v) = cm_step(a.get(i), a.marker, 1) {
-                a.set(i, v);
-            }
+            a.bits.increment_unless(i as u64 * a.width as u64, a.width, a.marker);
         }
     }
 
@@ -124,9 +159,8 @@ impl Tower {
     fn insert_acu(&mut self, idx: &[u32; MAX_ARRAYS]) {
         let mut omega = INF;
         for (a, &i) in self.arrays.iter_mut().zip(idx) {
-            if let Some(v) = omega_step(a.get(i), a.marker, 1, &mut omega) {
-                a.set(i, v);
-            }
+            let marker = a.marker;
+            a.update(i, |v| omega_step(v, marker, 1, &mut omega));
         }
     }
 
@@ -163,9 +197,9 @@ impl Tower {
         self.arrays[array].set(i, v)
     }
 
-    /// Raw packed bytes of one array (the snapshot layout).
-    pub fn array_bytes(&self, array: usize) -> &[u8] {
-        self.arrays[array].bits.as_bytes()
+    /// Packed bytes of one array (the snapshot layout).
+    pub fn array_bytes(&self, array: usize) -> Vec<u8> {
+        self.arrays[array].bits.to_bytes()
     }
 
     /// Replaces one array's counters from packed bytes; false if too short.
@@ -269,6 +303,23 @@ mod tests {
         }
     }
 
+    /// The prefetching batch path is the sequential path, counter for counter.
+    #[test]
+    fn batch_insert_equals_sequential_insert() {
+        let keys: Vec<FlowKey> = (0..5000u32).map(|n| key((n * n % 251) as u8)).collect();
+        for mode in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu] {
+            let g = TowerGeometry::from_widths_depths(&[(2, 64), (4, 32), (8, 16), (12, 8)]);
+            let mut seq = Tower::new(g.clone(), mode).unwrap();
+            keys.iter().for_each(|k| seq.insert(k));
+            let mut batch = Tower::new(g, mode).unwrap();
+            batch.insert_batch(&keys[..3]);
+            batch.insert_batch(&keys[3..]);
+            for a in 0..4 {
+                assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "{mode:?} array {a}");
+            }
+        }
+    }
+
     #[test]
     fn snapshot_bytes_round_trip() {
         let mut t = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu).unwrap();
@@ -277,7 +328,7 @@ mod tests {
         }
         let mut u = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu).unwrap();
         for a in 0..3 {
-            assert!(u.load_array(a, t.array_bytes(a)));
+            assert!(u.load_array(a, &t.array_bytes(a)));
         }
         for n in 0..37u8 {
             assert_eq!(u.query(&key(n)), t.query(&key(n)));

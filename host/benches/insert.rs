@@ -1,0 +1,70 @@
+//! Insertion throughput of every software sketch (criterion).
+//!
+//! Workload: SketchINT's CPU setting, a Zipf(1.0) trace of 2M packets over 170K flows
+//! (sizes from the trace generator, packet order shuffled with a fixed seed), 2 MiB of
+//! counters per sketch; TowerSketch is d=5 with 2/4/8/16/32-bit counters. One packet is one
+//! element, so criterion's throughput line reads directly in packets per second.
+//! TowerSketch (and the CM/CU baselines, which are Towers of equal widths) uses the
+//! prefetching `insert_batch`, the path bulk consumers take; `tower-cm-single` measures
+//! one `insert` call per packet for comparison.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use smartnic::sketch::{AnySketch, SketchKind};
+use smartnic::trace::gen::zipf_sizes;
+use smartnic_contract::vectors::KeyStream;
+use smartnic_contract::FlowKey;
+
+const PACKETS: u64 = 2_000_000;
+const FLOWS: u64 = 170_000;
+const MEMORY: u64 = 2 << 20;
+
+fn workload() -> Vec<FlowKey> {
+    let mut keys = KeyStream::new(7);
+    let mut stream: Vec<FlowKey> = zipf_sizes(PACKETS, FLOWS, 1.0)
+        .into_iter()
+        .flat_map(|n| std::iter::repeat_n(keys.next_key(), n as usize))
+        .collect();
+    stream.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(1));
+    stream
+}
+
+fn insert_all(sketch: &mut AnySketch, keys: &[FlowKey]) {
+    match sketch {
+        AnySketch::Tower(t) => t.insert_batch(keys),
+        AnySketch::Elastic(e) => keys.iter().for_each(|k| e.insert(k)),
+        AnySketch::SuMax(s) => {
+            for (i, k) in keys.iter().enumerate() {
+                let i = i as u64;
+                s.insert(k, 1_000_000 + i * 700, (i * 2_654_435_761) % 50_000);
+            }
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let keys = workload();
+    let mut g = c.benchmark_group("insert_2M_zipf1.0_2MiB");
+    g.throughput(Throughput::Elements(keys.len() as u64));
+    g.sample_size(10);
+    for kind in SketchKind::ALL {
+        let fresh = kind.build(MEMORY);
+        g.bench_function(kind.name(), |b| {
+            b.iter_batched_ref(|| fresh.clone(), |s| insert_all(s, &keys), BatchSize::LargeInput)
+        });
+    }
+    if let AnySketch::Tower(fresh) = SketchKind::TowerCm.build(MEMORY) {
+        g.bench_function("tower-cm-single", |b| {
+            b.iter_batched_ref(
+                || fresh.clone(),
+                |t| keys.iter().for_each(|k| t.insert(k)),
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
