@@ -4,5 +4,8 @@ pub use smartnic_contract as contract;
 
 pub mod arith;
 pub mod cli;
+pub mod eval;
+pub mod metrics;
 pub mod sketch;
+pub mod tasks;
 pub mod trace;

@@ -6,7 +6,9 @@
 use clap::{Parser, Subcommand};
 
 pub mod demo;
+pub mod eval;
 pub mod progress;
+pub mod report;
 pub mod size;
 pub mod sketch;
 pub mod trace;
@@ -18,7 +20,9 @@ Examples:
   smartnic trace stats t.pcap --top 10            packets, flows, top flows
   smartnic sketch run --trace t.pcap -o t.snap    NIC geometry (TowerSketch ACU + SuMax)
   smartnic sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap
-  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6";
+  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6
+  smartnic report t.snap --candidates keys.txt     every task the snapshot answers
+  smartnic eval --trace t.pcap --truth t.json      accuracy of all sketches at 300/600/900KB";
 
 /// Telemetry SmartNIC tools: traces, sketches, snapshots and reports.
 #[derive(Debug, Parser)]
@@ -41,6 +45,10 @@ pub enum Command {
     Sketch(sketch::SketchCmd),
     /// The end-to-end demo: generate a trace, run the pipeline, read out and report.
     Demo(demo::DemoArgs),
+    /// Score sketches and tasks against a trace's ground truth (the accuracy lab).
+    Eval(eval::EvalArgs),
+    /// Every measurement a snapshot file can answer: cardinality, distribution, entropy, delays.
+    Report(report::ReportArgs),
 }
 
 /// Runs the parsed command line.
@@ -49,6 +57,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Trace(cmd) => trace::run(cmd, cli.json),
         Command::Sketch(cmd) => sketch::run(cmd, cli.json),
         Command::Demo(args) => demo::run(args, cli.json),
+        Command::Eval(args) => eval::run(args, cli.json),
+        Command::Report(args) => report::run(args, cli.json),
     }
 }
 

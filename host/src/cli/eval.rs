@@ -1,0 +1,232 @@
+//! `smartnic eval`: the accuracy lab on the command line. Runs the chosen sketches at each
+//! memory size over one trace, scores every task against the exact answers, and prints a
+//! table (or `--json`, `--csv`), optionally plotting accuracy against memory.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+
+use super::progress::bar;
+use super::size::parse_bytes;
+use crate::eval::{self, plot, EvalConfig, EvalRow, GroundTruth, Task, TraceData};
+use crate::sketch::SketchKind;
+use crate::trace::Truth;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  smartnic trace gen -o caida.pcap --packets 2300000 --flows 170000 --skew 0.95 --shim
+  smartnic eval --trace caida.pcap --truth caida.pcap.truth.json
+      all seven sketches at 300KB, 600KB, 900KB, every task
+  smartnic eval --trace t.pcap --sketch tower-cu,cu --memory 100KB,200KB --tasks size,heavy
+  smartnic eval --trace t.pcap --plot acc.svg --csv > acc.csv
+
+Metrics: size_are/size_aae (flow size), hh_f1/hh_pr/hh_rr/hh_are (heavy hitters), hc_f1
+(heavy changes between the trace's two halves), dist_wmre (MRAC distribution), entropy_re,
+card_re (linear counting), and for SuMax delay_wmre, iat_are, last_aae_us and the partial
+reconstruction p55_/p80_valid and _are. A dash means the sketch cannot answer that task.")]
+pub struct EvalArgs {
+    /// Input trace: pcap, pcapng or 21-byte records.
+    #[arg(long, short)]
+    pub trace: PathBuf,
+    /// Ground-truth JSON of the trace [default: TRACE.truth.json when it exists]; checked
+    /// against the trace. Without it the exact answers come from the trace alone.
+    #[arg(long)]
+    pub truth: Option<PathBuf>,
+    /// Sketches to compare (comma-separated or repeated) [default: all seven].
+    #[arg(long = "sketch", value_enum, value_delimiter = ',')]
+    pub sketches: Vec<SketchKind>,
+    /// Memory sizes (comma-separated), e.g. 300KB,600KB,900KB.
+    #[arg(long, value_parser = parse_bytes, value_delimiter = ',', default_value = "300KB,600KB,900KB")]
+    pub memory: Vec<u64>,
+    /// Tasks to score (comma-separated) [default: all].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub tasks: Vec<Task>,
+    /// Heavy-hitter threshold Delta_h in packets (SketchINT: 500 for 2.3M packets).
+    #[arg(long, default_value_t = 500)]
+    pub hh_threshold: u64,
+    /// Heavy-change threshold Delta_c in packets (SketchINT: 250).
+    #[arg(long, default_value_t = 250)]
+    pub hc_threshold: u64,
+    /// Capacity of the heavy-hitter candidate table.
+    #[arg(long, default_value_t = crate::tasks::heavy::TABLE_CAPACITY)]
+    pub table: usize,
+    /// MRAC EM iterations.
+    #[arg(long, default_value_t = crate::tasks::distribution::DEFAULT_ITERATIONS)]
+    pub em_iterations: usize,
+    /// Largest flows scored by the per-flow SuMax tasks (delay, interval, last, partial ARE).
+    #[arg(long, default_value_t = 1000)]
+    pub top: usize,
+    /// Seed of the received-column choice for the partial-reconstruction task.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print CSV on stdout instead of the table.
+    #[arg(long)]
+    pub csv: bool,
+    /// Draw accuracy-vs-memory curves into this .png or .svg file.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+struct EvalReport {
+    trace: String,
+    packets: u64,
+    flows: usize,
+    hh_threshold: u64,
+    hc_threshold: u64,
+    true_heavy_hitters: usize,
+    true_heavy_changes: usize,
+    true_entropy: f64,
+    seconds: f64,
+    rows: Vec<EvalRow>,
+}
+
+fn truth_path(args: &EvalArgs) -> Option<PathBuf> {
+    args.truth.clone().or_else(|| {
+        let p = PathBuf::from(format!("{}.truth.json", args.trace.display()));
+        p.exists().then_some(p)
+    })
+}
+
+pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let data = TraceData::load(&args.trace)?;
+    if data.is_empty() {
+        anyhow::bail!("{} holds no IP packets", args.trace.display());
+    }
+    let truth = GroundTruth::from_data(&data);
+    match truth_path(&args) {
+        Some(p) => {
+            let t = Truth::read(&p).with_context(|| format!("reading truth file {}", p.display()))?;
+            truth.check_against(&t)?;
+        }
+        None => eprintln!("note: no truth file; exact answers computed from the trace itself"),
+    }
+    let cfg = EvalConfig {
+        kinds: if args.sketches.is_empty() { SketchKind::ALL.to_vec() } else { args.sketches.clone() },
+        memories: args.memory.clone(),
+        tasks: if args.tasks.is_empty() { Task::ALL.to_vec() } else { args.tasks.clone() },
+        hh_threshold: args.hh_threshold,
+        hc_threshold: args.hc_threshold,
+        table_capacity: args.table,
+        em_iterations: args.em_iterations,
+        top_flows: args.top,
+        seed: args.seed,
+    };
+    let pb = bar(Some(cfg.total_packets(data.len() as u64)), "evaluating");
+    let rows = eval::run(&data, &truth, &cfg, &mut |n| pb.inc(n));
+    pb.finish_and_clear();
+    if let Some(p) = &args.plot {
+        let cols = eval::metric_columns(&rows);
+        plot::plot(&rows, &cols, p)?;
+        eprintln!("plot written to {}", p.display());
+    }
+    let report = EvalReport {
+        trace: args.trace.display().to_string(),
+        packets: truth.packets,
+        flows: truth.cardinality(),
+        hh_threshold: cfg.hh_threshold,
+        hc_threshold: cfg.hc_threshold,
+        true_heavy_hitters: truth.heavy_hitters(cfg.hh_threshold).count(),
+        true_heavy_changes: truth.heavy_changes(cfg.hc_threshold).count(),
+        true_entropy: truth.entropy,
+        seconds: start.elapsed().as_secs_f64(),
+        rows,
+    };
+    if json {
+        return super::print_json(&report);
+    }
+    if args.csv {
+        print!("{}", csv(&report.rows));
+        return Ok(());
+    }
+    println!(
+        "{}: {} packets, {} flows, {} heavy hitters (> {}), {} heavy changes (> {}), entropy {:.4} bits",
+        report.trace,
+        report.packets,
+        report.flows,
+        report.true_heavy_hitters,
+        report.hh_threshold,
+        report.true_heavy_changes,
+        report.hc_threshold,
+        report.true_entropy
+    );
+    print!("{}", table(&report.rows));
+    for r in &report.rows {
+        for n in &r.notes {
+            println!("note: {} {}: {n}", r.sketch.name(), human_bytes(r.memory));
+        }
+    }
+    println!("{:.1} s", report.seconds);
+    Ok(())
+}
+
+/// `600KB`-style text of a byte count (the papers' decimal units).
+pub fn human_bytes(b: u64) -> String {
+    if b.is_multiple_of(1_000_000) {
+        format!("{}MB", b / 1_000_000)
+    } else if b.is_multiple_of(1000) {
+        format!("{}KB", b / 1000)
+    } else {
+        format!("{b}B")
+    }
+}
+
+fn fmt_value(metric: &str, v: f64) -> String {
+    if !v.is_finite() {
+        "inf".into()
+    } else if metric.ends_with("_f1")
+        || metric.ends_with("_pr")
+        || metric.ends_with("_rr")
+        || metric.ends_with("_valid")
+    {
+        format!("{v:.4}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// The aligned text table of `rows`.
+pub fn table(rows: &[EvalRow]) -> String {
+    let cols = eval::metric_columns(rows);
+    let mut out = format!("{:<10} {:>7}", "sketch", "memory");
+    for c in &cols {
+        out += &format!(" {c:>11}");
+    }
+    out.push('\n');
+    for r in rows {
+        out += &format!("{:<10} {:>7}", r.sketch.name(), human_bytes(r.memory));
+        for c in &cols {
+            let v = r.metrics.get(*c).map_or("-".to_string(), |&v| fmt_value(c, v));
+            out += &format!(" {v:>11}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// CSV: `sketch,memory,memory_used,seconds,<metrics...>`; empty cells where a sketch cannot
+/// answer.
+pub fn csv(rows: &[EvalRow]) -> String {
+    let cols = eval::metric_columns(rows);
+    let mut out = String::from("sketch,memory,memory_used,seconds");
+    for c in &cols {
+        out += &format!(",{c}");
+    }
+    out.push('\n');
+    for r in rows {
+        out += &format!("{},{},{},{:.3}", r.sketch.name(), r.memory, r.memory_used, r.seconds);
+        for c in &cols {
+            out.push(',');
+            if let Some(v) = r.metrics.get(*c) {
+                out += &format!("{v}");
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

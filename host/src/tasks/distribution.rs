@@ -1,0 +1,374 @@
+//! Flow-size distribution by MRAC (Kumar et al., SIGMETRICS 2004): expectation
+//! maximisation over how each counter's value splits into flows.
+//!
+//! MRAC on one array of `m` counters whose values form the histogram `y_v`:
+//! - start with `n_s = y_s` (every counter holds one flow of its value);
+//! - E step: for every counter value `v`, every way `beta` of writing `v` as a sum of flow
+//!   sizes has probability proportional to `prod_s (n_s / m)^(c_s) / c_s!` (Poisson
+//!   arrivals of `n_s / m` flows of size `s` per counter); the new `n_s` is the expected
+//!   number of flows of size `s`, `sum_v y_v E[c_s | v]`;
+//! - repeat.
+//!
+//! Sizes never seen as a counter value start at 0 and stay 0 (a product with a zero
+//! factor), so partitions only use parts from the observed values; that keeps the E step
+//! small. Like the reference implementations, the number of flows in one counter is
+//! capped by the counter value (6 for small values down to 2 above 600; 1 above 2^20).
+//!
+//! Per sketch (SketchINT V-A, LightGuardian 6.1):
+//! - TowerSketch: MRAC on each array `A_i` separately, ignoring overflowed counters; `A_i`
+//!   answers for sizes in `[2^delta_(i-1) - 1, 2^delta_i - 1)` (with `delta_0 = 0`), and the
+//!   answers are concatenated. For CM and CU (three 32-bit arrays) the first array covers
+//!   every size.
+//! - SuMax: MRAC on the flow-size cells of the first array.
+//! - ElasticSketch: MRAC on the light part plus the heavy part's flows at their estimates.
+
+use std::collections::BTreeMap;
+
+use crate::sketch::{AnySketch, Elastic, SuMax, Tower};
+use smartnic_contract::geometry::{marker, sumax_cell};
+
+/// Default EM iterations (MRAC converges in a handful on the papers' traces).
+pub const DEFAULT_ITERATIONS: usize = 10;
+
+/// Counter values above this are taken as one flow (no partition enumeration).
+pub const SINGLE_FLOW_ABOVE: u64 = 1 << 20;
+
+/// How many flows one counter of value `v` may hold in the E step.
+pub fn max_flows_in_counter(v: u64) -> usize {
+    match v {
+        0..=50 => 6,
+        51..=100 => 5,
+        101..=250 => 4,
+        251..=600 => 3,
+        601..=SINGLE_FLOW_ABOVE => 2,
+        _ => 1,
+    }
+}
+
+/// An estimated (or exact) number of flows per flow size.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SizeDistribution(pub BTreeMap<u64, f64>);
+
+impl SizeDistribution {
+    /// The exact distribution of a list of flow sizes (size 0 ignored).
+    pub fn from_sizes<I: IntoIterator<Item = u64>>(sizes: I) -> Self {
+        let mut m = BTreeMap::new();
+        for s in sizes.into_iter().filter(|&s| s > 0) {
+            *m.entry(s).or_insert(0.0) += 1.0;
+        }
+        SizeDistribution(m)
+    }
+
+    /// `(size, flows)` pairs in increasing size.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
+        self.0.iter().map(|(&s, &n)| (s, n))
+    }
+
+    /// Number of flows.
+    pub fn flows(&self) -> f64 {
+        self.0.values().sum()
+    }
+
+    /// Number of packets (`sum s n_s`).
+    pub fn packets(&self) -> f64 {
+        self.iter().map(|(s, n)| s as f64 * n).sum()
+    }
+
+    /// Flows of size `s`.
+    pub fn get(&self, s: u64) -> f64 {
+        self.0.get(&s).copied().unwrap_or(0.0)
+    }
+
+    /// WMRE against `truth` over every size either side has (sizes with 0 on both sides
+    /// add nothing, so this equals the sum over `1..=z`).
+    pub fn wmre(&self, truth: &SizeDistribution) -> f64 {
+        let (mut num, mut den) = (0.0, 0.0);
+        let mut keys: Vec<u64> = self.0.keys().chain(truth.0.keys()).copied().collect();
+        keys.sort_unstable();
+        keys.dedup();
+        for s in keys {
+            let (t, e) = (truth.get(s), self.get(s));
+            num += (t - e).abs();
+            den += (t + e) / 2.0;
+        }
+        if den == 0.0 {
+            0.0
+        } else {
+            num / den
+        }
+    }
+
+    /// Flows per power-of-two size class: `[1,2), [2,4), [4,8), ...` as
+    /// `(lower bound, flows)`; the report's histogram.
+    pub fn log2_histogram(&self) -> Vec<(u64, f64)> {
+        let mut out: Vec<(u64, f64)> = Vec::new();
+        for (s, n) in self.iter() {
+            let lo = 1u64 << (63 - s.leading_zeros());
+            match out.last_mut() {
+                Some((l, acc)) if *l == lo => *acc += n,
+                _ => out.push((lo, n)),
+            }
+        }
+        out
+    }
+
+    fn add_range(&mut self, other: &SizeDistribution, lo: u64, hi: u64) {
+        for (s, n) in other.0.range(lo..hi) {
+            *self.0.entry(*s).or_insert(0.0) += n;
+        }
+    }
+}
+
+/// Histogram of counter values `v -> number of counters` (values 0 and overflowed counters
+/// left out by the callers).
+pub type CounterHistogram = BTreeMap<u64, u64>;
+
+/// MRAC over `m` counters whose nonzero values have histogram `hist`.
+pub fn mrac(hist: &CounterHistogram, m: u64, iterations: usize) -> SizeDistribution {
+    let mut out = SizeDistribution::default();
+    if m == 0 {
+        return out;
+    }
+    // Values above SINGLE_FLOW_ABOVE are single flows; the EM runs on the rest.
+    let small: Vec<(u64, u64)> = hist
+        .iter()
+        .filter(|&(&v, &c)| v > 0 && c > 0 && v <= SINGLE_FLOW_ABOVE)
+        .map(|(&v, &c)| (v, c))
+        .collect();
+    for (&v, &c) in hist.range(SINGLE_FLOW_ABOVE + 1..) {
+        if c > 0 {
+            out.0.insert(v, c as f64);
+        }
+    }
+    let support: Vec<u64> = small.iter().map(|&(v, _)| v).collect();
+    let mut n: Vec<f64> = small.iter().map(|&(_, c)| c as f64).collect();
+    let mut dense = vec![u32::MAX; support.last().map_or(0, |&v| v as usize + 1)];
+    for (i, &v) in support.iter().enumerate() {
+        dense[v as usize] = i as u32;
+    }
+    let mut em = Em {
+        support: &support,
+        dense,
+        w: vec![0.0; support.len()],
+        acc: vec![0.0; support.len()],
+        stack: Vec::new(),
+        z: 0.0,
+    };
+    for _ in 0..iterations {
+        for (w, &ns) in em.w.iter_mut().zip(&n) {
+            *w = ns / m as f64;
+        }
+        let mut next = vec![0.0; support.len()];
+        for (vi, &(v, count)) in small.iter().enumerate() {
+            em.z = 0.0;
+            em.stack.clear();
+            em.walk(v, vi, max_flows_in_counter(v), 1.0, u64::MAX, 0);
+            if em.z > 0.0 {
+                let scale = count as f64 / em.z;
+                for (nx, a) in next.iter_mut().zip(em.acc.iter_mut()) {
+                    if *a != 0.0 {
+                        *nx += *a * scale;
+                        *a = 0.0;
+                    }
+                }
+            }
+        }
+        n = next;
+    }
+    for (&s, &ns) in support.iter().zip(&n) {
+        if ns > 0.0 {
+            *out.0.entry(s).or_insert(0.0) += ns;
+        }
+    }
+    out
+}
+
+/// The E step's partition walk over the support.
+struct Em<'a> {
+    support: &'a [u64],
+    /// Support index of each value (`u32::MAX` when absent).
+    dense: Vec<u32>,
+    /// `n_s / m` for each support value.
+    w: Vec<f64>,
+    /// Per support value: sum over partitions of weight x multiplicity.
+    acc: Vec<f64>,
+    stack: Vec<usize>,
+    /// Sum of partition weights.
+    z: f64,
+}
+
+impl Em<'_> {
+    /// Partitions of `rem` into at most `left` parts from the support, non-increasing,
+    /// each part at most `support[max_i]`; `prev` / `run` track the run of equal parts for
+    /// the `1 / c_s!` factor.
+    fn walk(&mut self, rem: u64, max_i: usize, left: usize, weight: f64, prev: u64, run: u32) {
+        if left == 1 {
+            // The last part can only be `rem` itself: one lookup instead of a scan.
+            let k = self.dense.get(rem as usize).copied().unwrap_or(u32::MAX);
+            if k != u32::MAX && k as usize <= max_i {
+                self.leaf_part(k as usize, weight, prev, run);
+            }
+            return;
+        }
+        let mut k = self.support[..=max_i].partition_point(|&s| s <= rem);
+        while k > 0 {
+            k -= 1;
+            let s = self.support[k];
+            if s.saturating_mul(left as u64) < rem {
+                break;
+            }
+            if s == rem {
+                self.leaf_part(k, weight, prev, run);
+                continue;
+            }
+            let w = self.w[k];
+            if w == 0.0 {
+                continue;
+            }
+            let (c, wt) = if s == prev { (run + 1, weight * w / (run + 1) as f64) } else { (1, weight * w) };
+            self.stack.push(k);
+            self.walk(rem - s, k, left - 1, wt, s, c);
+            self.stack.pop();
+        }
+    }
+
+    /// Closes a partition with part `support[k]`.
+    #[inline]
+    fn leaf_part(&mut self, k: usize, weight: f64, prev: u64, run: u32) {
+        let w = self.w[k];
+        if w == 0.0 {
+            return;
+        }
+        let s = self.support[k];
+        let wt = if s == prev { weight * w / (run + 1) as f64 } else { weight * w };
+        self.z += wt;
+        self.acc[k] += wt;
+        for &j in &self.stack {
+            self.acc[j] += wt;
+        }
+    }
+}
+
+/// Histogram of one Tower array, overflowed counters left out.
+pub fn tower_array_histogram(t: &Tower, array: usize) -> CounterHistogram {
+    let g = &t.geometry().arrays[array];
+    let mut h = CounterHistogram::new();
+    for i in 0..g.depth {
+        let c = t.counter(array, i);
+        if c != 0 && c != g.marker() {
+            *h.entry(c as u64).or_insert(0) += 1;
+        }
+    }
+    h
+}
+
+/// The size range `[lo, hi)` array `i` answers for: `[2^delta_(i-1) - 1, 2^delta_i - 1)`.
+pub fn tower_array_range(t: &Tower, array: usize) -> (u64, u64) {
+    let arrays = &t.geometry().arrays;
+    let lo = if array == 0 { 0 } else { arrays[array - 1].marker() as u64 };
+    // Arrays narrower than an earlier one answer nothing new.
+    let hi = arrays[array].marker() as u64;
+    (lo.max(1), hi.max(lo.max(1)))
+}
+
+/// SketchINT: MRAC per array, each array answering for its own size range.
+pub fn tower(t: &Tower, iterations: usize) -> SizeDistribution {
+    let mut out = SizeDistribution::default();
+    for a in 0..t.geometry().arrays.len() {
+        let (lo, hi) = tower_array_range(t, a);
+        if lo >= hi {
+            continue;
+        }
+        let d = mrac(&tower_array_histogram(t, a), t.geometry().arrays[a].depth as u64, iterations);
+        out.add_range(&d, lo, hi);
+    }
+    out
+}
+
+/// LightGuardian: MRAC on the flow-size cells of the first array.
+pub fn sumax(s: &SuMax, iterations: usize) -> SizeDistribution {
+    let m = marker(s.geometry().size_width);
+    let mut h = CounterHistogram::new();
+    for i in 0..s.geometry().depth {
+        let c = s.cell(0, i, sumax_cell::SIZE);
+        if c != 0 && c != m {
+            *h.entry(c as u64).or_insert(0) += 1;
+        }
+    }
+    mrac(&h, s.geometry().depth as u64, iterations)
+}
+
+/// ElasticSketch: MRAC on the light part, plus the heavy part's flows.
+pub fn elastic(e: &Elastic, iterations: usize) -> SizeDistribution {
+    let mut h = CounterHistogram::new();
+    for &c in e.light_counters() {
+        if c != 0 && c != u8::MAX {
+            *h.entry(c as u64).or_insert(0) += 1;
+        }
+    }
+    let mut d = mrac(&h, e.light_counters().len() as u64, iterations);
+    for (_, n) in e.heavy_flows() {
+        if n > 0 {
+            *d.0.entry(n).or_insert(0.0) += 1.0;
+        }
+    }
+    d
+}
+
+pub fn estimate(sketch: &AnySketch, iterations: usize) -> SizeDistribution {
+    match sketch {
+        AnySketch::Tower(t) => tower(t, iterations),
+        AnySketch::SuMax(s) => sumax(s, iterations),
+        AnySketch::Elastic(e) => elastic(e, iterations),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(pairs: &[(u64, u64)]) -> CounterHistogram {
+        pairs.iter().copied().collect()
+    }
+
+    /// Without collisions possible (values that cannot be sums of each other within the
+    /// cap), MRAC returns the counter histogram.
+    #[test]
+    fn no_collision_is_identity() {
+        let d = mrac(&hist(&[(1000, 3), (1501, 2)]), 1_000_000, 5);
+        assert!((d.get(1000) - 3.0).abs() < 1e-9);
+        assert!((d.get(1501) - 2.0).abs() < 1e-9);
+    }
+
+    /// One E step by hand: m = 10 counters, values {1: 4, 2: 2}.
+    /// w1 = 0.4, w2 = 0.2. A counter of value 2 is {2} with weight 0.2 or {1,1} with
+    /// weight 0.4^2 / 2 = 0.08: P({2}) = 0.2/0.28, E[c_1] = 2 * 0.08/0.28.
+    /// n1 = 4 + 2 * 2 * 0.08 / 0.28, n2 = 2 * 0.2 / 0.28.
+    #[test]
+    fn one_step_by_hand() {
+        let d = mrac(&hist(&[(1, 4), (2, 2)]), 10, 1);
+        assert!((d.get(1) - (4.0 + 4.0 * 0.08 / 0.28)).abs() < 1e-12, "{d:?}");
+        assert!((d.get(2) - 2.0 * 0.2 / 0.28).abs() < 1e-12, "{d:?}");
+    }
+
+    #[test]
+    fn partition_cap() {
+        assert_eq!(max_flows_in_counter(1), 6);
+        assert_eq!(max_flows_in_counter(601), 2);
+        assert_eq!(max_flows_in_counter(SINGLE_FLOW_ABOVE + 1), 1);
+        // Values above the cap are taken as single flows.
+        let d = mrac(&hist(&[(SINGLE_FLOW_ABOVE + 5, 2)]), 100, 3);
+        assert_eq!(d.get(SINGLE_FLOW_ABOVE + 5), 2.0);
+    }
+
+    #[test]
+    fn wmre_and_histogram() {
+        let t = SizeDistribution::from_sizes([1, 1, 2, 3, 5]);
+        assert_eq!(t.wmre(&t), 0.0);
+        let e = SizeDistribution::from_sizes([1, 2, 2, 3, 5]);
+        // |2-1| + |1-2| = 2 over (3 + 3 + 2 + 2) / 2 = 5.
+        assert!((e.wmre(&t) - 0.4).abs() < 1e-12);
+        assert_eq!(t.log2_histogram(), vec![(1, 2.0), (2, 2.0), (4, 1.0)]);
+        assert_eq!(t.packets(), 12.0);
+    }
+}
