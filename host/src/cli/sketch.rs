@@ -115,12 +115,13 @@ fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         std::fs::create_dir_all(&args.output)
             .with_context(|| format!("cannot create output directory {}", args.output.display()))?;
     }
-    let mut reader = PacketReader::open(&args.trace)?;
+    let mut reader = PacketReader::open(&args.trace)
+        .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let start = std::time::Instant::now();
     let pb = bar(None, "sketching");
     let mut out = Vec::new();
     let (mut epoch, mut in_epoch, mut total) = (0u64, 0u64, 0u64);
-    while let Some(p) = reader.next_packet()? {
+    while let Some(p) = reader.next_packet().with_context(|| format!("trace {}", args.trace.display()))? {
         sketches.iter_mut().for_each(|s| s.insert(&p));
         in_epoch += 1;
         total += 1;
@@ -189,7 +190,8 @@ struct FlowAnswer {
 }
 
 fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
-    let snap = Snapshot::read_file(&args.snapshot)?;
+    let snap = Snapshot::read_file(&args.snapshot)
+        .with_context(|| format!("cannot use snapshot {}", args.snapshot.display()))?;
     let mut answers = Vec::new();
     for (i, section) in snap.sections.iter().enumerate() {
         let answer = match from_section(i, section)? {

@@ -128,3 +128,64 @@ impl Elastic {
         self.heavy.len() as u64 * BUCKET_BYTES + self.light.len() as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u32) -> FlowKey {
+        let b = n.to_be_bytes();
+        FlowKey::from_v4([10, b[1], b[2], b[3]], [10, 9, 9, 9], 1, 2, 17)
+    }
+
+    /// With room for every flow in the heavy part, every estimate is exact.
+    #[test]
+    fn exact_when_heavy_part_has_room() {
+        let mut e = Elastic::new(1 << 20);
+        for n in 0..50u32 {
+            for _ in 0..=n {
+                e.insert(&key(n));
+            }
+        }
+        for n in 0..50u32 {
+            assert_eq!(e.query(&key(n)), n as u64 + 1);
+        }
+        assert_eq!(e.heavy_flows().len(), 50);
+    }
+
+    /// One bucket, full of small flows: a large newcomer first goes to the light part, then
+    /// votes the smallest flow out (negative votes >= LAMBDA x its votes), which moves that
+    /// flow's count to the light part. Nothing is ever underestimated.
+    #[test]
+    fn eviction_by_negative_votes() {
+        let mut e = Elastic::new(4 * BUCKET_BYTES + 64);
+        assert_eq!(e.heavy.len(), 1);
+        for n in 0..ENTRIES as u32 {
+            e.insert(&key(n));
+        }
+        let big = key(1000);
+        for _ in 0..LAMBDA - 1 {
+            e.insert(&big);
+        }
+        assert!(!e.heavy_flows().iter().any(|(k, _)| *k == big), "not evicted yet");
+        e.insert(&big);
+        assert!(e.heavy_flows().iter().any(|(k, _)| *k == big), "evicted on the LAMBDA-th vote");
+        assert!(e.query(&big) >= LAMBDA as u64);
+        for n in 0..ENTRIES as u32 {
+            assert!(e.query(&key(n)) >= 1);
+        }
+    }
+
+    #[test]
+    fn light_counters_saturate_at_255() {
+        let mut e = Elastic::new(4 * BUCKET_BYTES + 1);
+        for n in 0..ENTRIES as u32 {
+            e.insert(&key(n));
+        }
+        for _ in 0..400 {
+            e.insert(&key(5000));
+            e.heavy[0].neg_votes = 0;
+        }
+        assert_eq!(e.light_counters().iter().copied().max(), Some(255));
+    }
+}

@@ -134,6 +134,12 @@ impl SuMax {
         self.arrays[array].get(bucket as u64 * self.bucket_bits + c.offset, c.width)
     }
 
+    /// Overwrites one cell (value truncated to the cell width); for tests and tools.
+    pub fn set_cell(&mut self, array: usize, bucket: u32, cell: usize, v: u32) {
+        let c = self.cells[cell];
+        self.arrays[array].set(bucket as u64 * self.bucket_bits + c.offset, c.width, v)
+    }
+
     /// Minimum over the present arrays of one cell. Sum cells skip overflow markers; max
     /// cells (times) have no marker, every value is real.
     fn min_cell(&self, idx: &[Option<u32>], cell: usize, sum: bool) -> Option<u64> {
@@ -200,4 +206,107 @@ impl SuMax {
 #[inline(always)]
 fn sum_update(a: &mut PackedBits, base: u64, c: Cell, omega: &mut u64) {
     a.update(base + c.offset, c.width, |v| omega_step(v, c.marker, 1, omega));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartnic_contract::geometry::sumax_cell::{interval, last, FIRST_DELAY, SIZE};
+
+    fn key() -> FlowKey {
+        FlowKey::from_v4([10, 0, 0, 1], [10, 0, 0, 2], 4242, 80, 6)
+    }
+
+    fn small() -> SuMax {
+        SuMax::new(SuMaxGeometry::with_depth(3, 64)).unwrap()
+    }
+
+    /// LightGuardian Figure 2 with our cells: flow-size cells [6, 9, 3] and max
+    /// inter-arrival cells [3, 7, 5]. One packet arriving 4 time units after the last one
+    /// makes the sizes [7, 9, 4] (alpha = 1: 6+1 -> omega 7; 9 >= 7 unchanged; 3+1 < 7)
+    /// and the intervals [4, 7, 5]; the query returns min{7, 9, 4} = 4 and min{4, 7, 5} = 4.
+    #[test]
+    fn lightguardian_figure2_bucket_updates() {
+        let mut s = small();
+        let idx = s.indices(&key());
+        let dc = s.geometry().delay_cells;
+        for (a, (size, iv)) in [(6, 3), (9, 7), (3, 5)].into_iter().enumerate() {
+            s.set_cell(a, idx[a], SIZE, size);
+            s.set_cell(a, idx[a], interval(dc), iv);
+            s.set_cell(a, idx[a], last(dc), 100);
+        }
+        s.insert_at(&idx, 104, 2);
+        let cells = |cell| (0..3).map(|a| s.cell(a, idx[a], cell)).collect::<Vec<_>>();
+        assert_eq!(cells(SIZE), vec![7, 9, 4]);
+        assert_eq!(cells(interval(dc)), vec![4, 7, 5]);
+        assert_eq!(cells(last(dc)), vec![104, 104, 104]);
+        assert_eq!(cells(FIRST_DELAY + 2), vec![1, 1, 1]);
+        let e = s.query(&key());
+        assert_eq!((e.size, e.max_interval, e.last_arrival), (4, 4, 104));
+        assert_eq!(e.delay_hist, vec![0, 0, 1, 0, 0, 0, 0, 0]);
+    }
+
+    /// One flow alone: sizes count packets, delays land in their octave bins, the first
+    /// packet's inter-arrival is 0 and later ones are measured in 2^time_shift ns units.
+    #[test]
+    fn single_flow_hand_computed() {
+        let mut s = small();
+        let unit = 1u64 << s.geometry().time_shift;
+        // Delays: 500 ns (< 1 us: bin 0), 1.5 us (bin 1), 3 us (bin 2), 100 us (last bin 7).
+        let packets = [(10 * unit, 500), (13 * unit, 1_500), (23 * unit, 3_000), (24 * unit, 100_000)];
+        for (ts, delay) in packets {
+            s.insert(&key(), ts, delay);
+        }
+        let e = s.query(&key());
+        assert_eq!(e.size, 4);
+        assert_eq!(e.delay_hist, vec![1, 1, 1, 0, 0, 0, 0, 1]);
+        assert_eq!(e.max_interval, 10);
+        assert_eq!(e.last_arrival, 24);
+    }
+
+    /// The delay cells run their own omega chain, independent of the size cells'.
+    #[test]
+    fn delay_cells_have_their_own_running_minimum() {
+        let mut s = small();
+        let idx = s.indices(&key());
+        let cell = FIRST_DELAY + 1;
+        for (a, v) in [5u32, 2, 9].into_iter().enumerate() {
+            s.set_cell(a, idx[a], cell, v);
+            s.set_cell(a, idx[a], SIZE, 1);
+        }
+        s.insert_at(&idx, 7, 1);
+        let got: Vec<u32> = (0..3).map(|a| s.cell(a, idx[a], cell)).collect();
+        assert_eq!(got, vec![6, 3, 9]);
+        let sizes: Vec<u32> = (0..3).map(|a| s.cell(a, idx[a], SIZE)).collect();
+        assert_eq!(sizes, vec![2, 2, 2]);
+    }
+
+    /// A 16-bit delay cell saturates at the marker and stays there; the query of a flow whose
+    /// cells all overflowed reports the marker.
+    #[test]
+    fn delay_cell_saturation() {
+        let mut s = small();
+        let idx = s.indices(&key());
+        for a in 0..3 {
+            s.set_cell(a, idx[a], FIRST_DELAY, 0xFFFD);
+        }
+        s.insert_at(&idx, 1, 0);
+        assert_eq!(s.cell(0, idx[0], FIRST_DELAY), 0xFFFE);
+        s.insert_at(&idx, 2, 0);
+        s.insert_at(&idx, 3, 0);
+        assert!((0..3).all(|a| s.cell(a, idx[a], FIRST_DELAY) == 0xFFFF));
+        assert_eq!(s.query(&key()).delay_hist[0], 0xFFFF);
+    }
+
+    #[test]
+    fn partial_query_uses_only_present_arrays() {
+        let mut s = small();
+        let idx = s.indices(&key());
+        for (a, v) in [8u32, 3, 5].into_iter().enumerate() {
+            s.set_cell(a, idx[a], SIZE, v);
+        }
+        let present = [Some(idx[0]), None, Some(idx[2])];
+        assert_eq!(s.query_partial(&present).unwrap().size, 5);
+        assert!(s.query_partial(&[None, None, None]).is_none());
+    }
 }

@@ -7,7 +7,8 @@
 /// A problem found at a given byte offset of a trace file.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("I/O error: {0}")]
+    /// Shown as the OS error alone; callers add which file (the CLI says "trace <path>").
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("at byte offset {offset}: {problem}")]
     Format { offset: u64, problem: Problem },
