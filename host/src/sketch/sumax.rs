@@ -287,8 +287,8 @@ mod tests {
     fn delay_cell_saturation() {
         let mut s = small();
         let idx = s.indices(&key());
-        for a in 0..3 {
-            s.set_cell(a, idx[a], FIRST_DELAY, 0xFFFD);
+        for (a, &i) in idx.iter().take(3).enumerate() {
+            s.set_cell(a, i, FIRST_DELAY, 0xFFFD);
         }
         s.insert_at(&idx, 1, 0);
         assert_eq!(s.cell(0, idx[0], FIRST_DELAY), 0xFFFE);
