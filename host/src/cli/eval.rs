@@ -63,6 +63,10 @@ pub struct EvalArgs {
     /// Seed of the received-column choice for the partial-reconstruction task.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// SuMax with flow-size cells only (LightGuardian's flow-size comparison layout); its
+    /// delay and time metrics are then skipped.
+    #[arg(long)]
+    pub sumax_size_only: bool,
     /// Print CSV on stdout instead of the table.
     #[arg(long)]
     pub csv: bool,
@@ -116,6 +120,7 @@ pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
         em_iterations: args.em_iterations,
         top_flows: args.top,
         seed: args.seed,
+        sumax_size_only: args.sumax_size_only,
     };
     let pb = bar(Some(cfg.total_packets(data.len() as u64)), "evaluating");
     let rows = eval::run(&data, &truth, &cfg, &mut |n| pb.inc(n));

@@ -35,10 +35,11 @@ use serde::Serialize;
 use smartnic_contract::FlowKey;
 
 use crate::metrics::{self, Detection};
-use crate::sketch::{AnySketch, SketchKind};
+use crate::sketch::{AnySketch, SketchKind, SuMax};
 use crate::tasks::heavy::{self, CandidateTable, TABLE_CAPACITY};
 use crate::tasks::{cardinality, distribution, entropy, flow_size, sumax as sumax_tasks, SizeDistribution};
 use crate::trace::{PacketReader, Truth};
+use smartnic_contract::geometry::SuMaxGeometry;
 
 /// The packets of a trace as the sketches need them.
 #[derive(Clone, Debug, Default)]
@@ -227,6 +228,10 @@ pub struct EvalConfig {
     pub top_flows: usize,
     /// Seed of the received-column choice of the partial task.
     pub seed: u64,
+    /// Build SuMax with flow-size cells only (1-bit delay and time cells), the layout of
+    /// LightGuardian's flow-size comparison with CM and CU; its delay and time metrics are
+    /// then not scored.
+    pub sumax_size_only: bool,
 }
 
 impl Default for EvalConfig {
@@ -241,6 +246,7 @@ impl Default for EvalConfig {
             em_iterations: distribution::DEFAULT_ITERATIONS,
             top_flows: 1000,
             seed: 1,
+            sumax_size_only: false,
         }
     }
 }
@@ -265,6 +271,19 @@ pub struct EvalRow {
     pub seconds: f64,
     /// Anything the numbers need to be read with (full tables, saturated estimators).
     pub notes: Vec<String>,
+}
+
+/// The sketch of `kind` with `mem` bytes under `cfg`.
+pub fn build(kind: SketchKind, mem: u64, cfg: &EvalConfig) -> AnySketch {
+    if kind == SketchKind::Sumax && cfg.sumax_size_only {
+        let mut g = SuMaxGeometry::with_depth(3, 1);
+        g.delay_cells = 1;
+        g.delay_width = 1;
+        g.time_width = 1;
+        g.depth = g.fit_depth(mem);
+        return AnySketch::SuMax(SuMax::new(g).expect("valid size-only geometry"));
+    }
+    kind.build(mem)
 }
 
 /// Feeds `range` of the trace into a sketch, with an optional candidate table.
@@ -324,7 +343,7 @@ pub fn run_one(
     let has = |t: Task| cfg.tasks.contains(&t);
     let mut m: BTreeMap<String, f64> = BTreeMap::new();
     let mut notes = Vec::new();
-    let mut s = kind.build(mem);
+    let mut s = build(kind, mem, cfg);
     let is_elastic = matches!(s, AnySketch::Elastic(_));
     let mut table = CandidateTable::new(cfg.hh_threshold, cfg.table_capacity);
     let track = has(Task::Heavy) && !is_elastic;
@@ -397,7 +416,7 @@ fn heavy_change_f1(
     progress: &mut dyn FnMut(u64),
 ) -> f64 {
     let half = d.len() / 2;
-    let (mut a, mut b) = (kind.build(mem), kind.build(mem));
+    let (mut a, mut b) = (build(kind, mem, cfg), build(kind, mem, cfg));
     let mut ta = CandidateTable::new(cfg.hc_threshold, cfg.table_capacity);
     let mut tb = CandidateTable::new(cfg.hc_threshold, cfg.table_capacity);
     let elastic = matches!(a, AnySketch::Elastic(_));
@@ -419,13 +438,13 @@ fn heavy_change_f1(
 }
 
 fn sumax_metrics(
-    x: &crate::sketch::SuMax,
+    x: &SuMax,
     d: &TraceData,
     truth: &GroundTruth,
     cfg: &EvalConfig,
     m: &mut BTreeMap<String, f64>,
 ) {
-    let has = |t: Task| cfg.tasks.contains(&t);
+    let has = |t: Task| cfg.tasks.contains(&t) && (t == Task::Partial || !cfg.sumax_size_only);
     let top = &truth.flows[..cfg.top_flows.min(truth.flows.len())];
     if has(Task::Delay) {
         // Exact per-flow delay histograms of the top flows, binned by the sketch's own rule.
