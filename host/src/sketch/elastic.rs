@@ -113,6 +113,12 @@ impl Elastic {
             .collect()
     }
 
+    /// Flows held in the heavy part that never had a packet in the light part (flag unset):
+    /// the flows linear counting on the light part cannot see.
+    pub fn heavy_only_flows(&self) -> u64 {
+        self.heavy.iter().flat_map(|b| b.entries.iter().flatten()).filter(|e| !e.flag).count() as u64
+    }
+
     /// The light part's counters (for distribution and cardinality estimates).
     pub fn light_counters(&self) -> &[u8] {
         &self.light
@@ -151,6 +157,7 @@ mod tests {
             assert_eq!(e.query(&key(n)), n as u64 + 1);
         }
         assert_eq!(e.heavy_flows().len(), 50);
+        assert_eq!(e.heavy_only_flows(), 50);
     }
 
     /// One bucket, full of small flows: a large newcomer first goes to the light part, then
@@ -170,6 +177,7 @@ mod tests {
         assert!(!e.heavy_flows().iter().any(|(k, _)| *k == big), "not evicted yet");
         e.insert(&big);
         assert!(e.heavy_flows().iter().any(|(k, _)| *k == big), "evicted on the LAMBDA-th vote");
+        assert_eq!(e.heavy_only_flows(), ENTRIES as u64 - 1, "the newcomer is flagged");
         assert!(e.query(&big) >= LAMBDA as u64);
         for n in 0..ENTRIES as u32 {
             assert!(e.query(&key(n)) >= 1);

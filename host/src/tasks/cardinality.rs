@@ -62,11 +62,13 @@ pub fn sumax(s: &SuMax) -> Cardinality {
     lc(depth as u64, zeros, 0)
 }
 
-/// ElasticSketch: heavy-part flows plus linear counting on the light part.
+/// ElasticSketch: linear counting on the light part plus the heavy-part flows that have no
+/// packets in the light part (unflagged). A flagged flow already left its mark in the light
+/// part, so counting it again would count it twice.
 pub fn elastic(e: &Elastic) -> Cardinality {
     let light = e.light_counters();
     let zeros = light.iter().filter(|&&c| c == 0).count() as u64;
-    lc(light.len() as u64, zeros, e.heavy_flows().len() as u64)
+    lc(light.len() as u64, zeros, e.heavy_only_flows())
 }
 
 pub fn estimate(sketch: &AnySketch) -> Cardinality {
