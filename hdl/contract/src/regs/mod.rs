@@ -1,0 +1,147 @@
+//! Register map: Corundum-style register blocks, so the driver discovers what a bitstream
+//! contains instead of assuming it. Each block starts with a three-word header
+//! (type, version, next-pointer); the chain starts at BAR offset 0 with the firmware-ID
+//! block and ends at a next-pointer of 0. Offsets are bytes from the start of the BAR.
+//!
+//! The block bodies are below, one module each; [`layout`] places the blocks and the
+//! readout windows for a given geometry, so the HDL generator, the driver and the
+//! simulated device derive the same map. Registers are 32 bits; a 64-bit counter is two
+//! words, low first: read high, low, high again and retry if the high word moved.
+//!
+//! Readout windows map the idle bank's counters one per 32-bit word (zero-extended), in
+//! counter order; for SuMax, bucket `b` cell `c` is word `b * cells + c`.
+
+pub mod layout;
+pub use layout::{Layout, Placed};
+
+/// Offsets inside every block header.
+pub mod header {
+    pub const TYPE: u32 = 0x0;
+    pub const VERSION: u32 = 0x4;
+    pub const NEXT: u32 = 0x8;
+    /// First block-specific register.
+    pub const BODY: u32 = 0xC;
+}
+
+/// Block type IDs ("SN" in the top half, a block number in the bottom half).
+pub mod block_type {
+    pub const FIRMWARE_ID: u32 = 0x534E_0001;
+    pub const TOWER: u32 = 0x534E_0010;
+    pub const SUMAX: u32 = 0x534E_0011;
+    pub const EPOCH: u32 = 0x534E_0020;
+    pub const STATS: u32 = 0x534E_0030;
+}
+
+/// Version word of every block defined by this contract revision (major.minor as 16.16).
+pub const BLOCK_VERSION: u32 = 0x0001_0000;
+
+/// Firmware-ID block body.
+pub mod firmware_id {
+    /// PCI-style device identifier of the bitstream's design.
+    pub const DEVICE: u32 = 0xC;
+    /// Design version (16.16).
+    pub const FW_VERSION: u32 = 0x10;
+    /// Build timestamp, seconds since the Unix epoch.
+    pub const BUILD_TIME: u32 = 0x14;
+    /// First 32 bits of the git commit of the generator.
+    pub const GIT_HASH: u32 = 0x18;
+    /// Size of the block body in bytes.
+    pub const SIZE: u32 = 0x20;
+}
+
+/// Statistics block body: 64-bit frame counters since reset (lo, hi word pairs).
+/// `SKETCHED + NON_IP + MALFORMED = FRAMES` always holds.
+pub mod stats {
+    pub const FRAMES: u32 = 0x10;
+    pub const SKETCHED: u32 = 0x18;
+    pub const BYTES: u32 = 0x20;
+    pub const NON_IP: u32 = 0x28;
+    pub const MALFORMED: u32 = 0x30;
+    pub const SIZE: u32 = 0x38;
+}
+
+/// Epoch block body: two banks per sketch, one active (recording) and one idle (readable).
+pub mod epoch {
+    /// Write-only. Bit 0 SWAP: the idle bank becomes active, the active one idle once the
+    /// packets already in the pipeline have landed. Bit 1 CLEAR: zero the idle bank.
+    pub const CONTROL: u32 = 0x10;
+    pub const CONTROL_SWAP: u32 = 1 << 0;
+    pub const CONTROL_CLEAR: u32 = 1 << 1;
+    /// Bit 0 SWAP_PENDING (draining in-flight packets), bit 1 CLEAR_BUSY.
+    pub const STATUS: u32 = 0x14;
+    pub const STATUS_SWAP_PENDING: u32 = 1 << 0;
+    pub const STATUS_CLEAR_BUSY: u32 = 1 << 1;
+    /// Number of the active epoch; the active bank is `EPOCH & 1`.
+    pub const EPOCH: u32 = 0x18;
+    /// Incremented by every completed swap and every completed clear: a readout that sees
+    /// the same value before and after read a consistent idle bank.
+    pub const SEQUENCE: u32 = 0x1C;
+    /// Packets recorded in the idle bank's epoch (64-bit).
+    pub const IDLE_PACKETS: u32 = 0x20;
+    /// Packets recorded so far in the active epoch (64-bit).
+    pub const ACTIVE_PACKETS: u32 = 0x28;
+    pub const SIZE: u32 = 0x30;
+}
+
+/// A CRC parameter set as registers (used by the sketch blocks, per array).
+pub mod crc {
+    pub const POLY: u32 = 0x0;
+    pub const INIT: u32 = 0x4;
+    pub const XOROUT: u32 = 0x8;
+    /// Bit 0 refin, bit 1 refout.
+    pub const FLAGS: u32 = 0xC;
+    pub const SIZE: u32 = 0x10;
+}
+
+/// TowerSketch block body, then one array descriptor per array.
+pub mod tower {
+    /// Insertion mode (`InsertMode as u8`), writable: 0 CM, 2 ACU.
+    pub const MODE: u32 = 0x10;
+    pub const ARRAYS: u32 = 0x14;
+    pub const ARRAY0: u32 = 0x20;
+    pub const ARRAY_STRIDE: u32 = 0x20;
+    /// Offsets inside an array descriptor.
+    pub const A_WIDTH: u32 = 0x0;
+    pub const A_DEPTH: u32 = 0x4;
+    /// BAR offset of the array's readout window.
+    pub const A_WINDOW: u32 = 0x8;
+    pub const A_CRC: u32 = 0x10;
+}
+
+/// SuMax block body, then one array descriptor per array.
+pub mod sumax {
+    pub const DEPTH: u32 = 0x10;
+    pub const ARRAYS: u32 = 0x14;
+    /// Cells per bucket.
+    pub const CELLS: u32 = 0x18;
+    pub const TIME_SHIFT: u32 = 0x1C;
+    pub const DELAY_BASE_NS: u32 = 0x20;
+    pub const DELAY_BINS_PER_OCTAVE: u32 = 0x24;
+    /// Cell widths, one byte per cell, four per word (cell 0 in bits 7:0), up to 16 cells.
+    pub const CELL_WIDTHS: u32 = 0x28;
+    pub const MAX_CELLS: usize = 16;
+    pub const ARRAY0: u32 = 0x40;
+    pub const ARRAY_STRIDE: u32 = 0x20;
+    pub const A_WINDOW: u32 = 0x8;
+    pub const A_CRC: u32 = 0x10;
+}
+
+/// PCI vendor and device ID the bitstream presents (Xilinx vendor ID, our device).
+pub const PCI_VENDOR_ID: u16 = 0x10EE;
+pub const PCI_DEVICE_ID: u16 = 0x7038;
+
+/// The value a lost PCIe device returns for every read.
+pub const DEVICE_GONE: u32 = u32::MAX;
+
+/// Name of a block type, for tools that print what they found.
+pub fn block_name(ty: u32) -> Option<&'static str> {
+    use block_type::*;
+    Some(match ty {
+        FIRMWARE_ID => "firmware-id",
+        TOWER => "towersketch",
+        SUMAX => "sumax",
+        EPOCH => "epoch",
+        STATS => "stats",
+        _ => return None,
+    })
+}
