@@ -45,6 +45,16 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "32/32 divide by log-add-exp (2 log2 + exp2, 3 RAMB18), 64-bit quotient with 16 fraction bits, latency 9",
         verilog: || flow::to_verilog("div", &mut arith::div::div_log32()),
     },
+    BlockDef {
+        name: "mul_direct",
+        about: "32x32 multiply by the direct product table (2 normalisers, 1 RAMB18), 64-bit product, latency 6",
+        verilog: || flow::to_verilog("mul_direct", &mut arith::mul_direct::mul_direct32()),
+    },
+    BlockDef {
+        name: "div_direct",
+        about: "32/32 divide by the direct quotient table (2 normalisers, 1 RAMB18), 64-bit quotient with 16 fraction bits, latency 6",
+        verilog: || flow::to_verilog("div_direct", &mut arith::div_direct::div_direct32()),
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

@@ -86,3 +86,18 @@ fn arith_blocks_synthesize_for_xc7_with_one_ramb18_per_table() {
         assert!(r.lut > 0 && r.lut <= max_lut && r.ff > 0, "{name}: {r:?}");
     }
 }
+
+/// `hdl-synth mul_direct div_direct`: the direct-table variants need one RAMB18 (one table
+/// for both operands) against three for log-add-exp, no DSPs, no latches.
+#[test]
+fn direct_table_blocks_synthesize_for_xc7_with_one_ramb18() {
+    let dir = out_dir("synth-arith-direct");
+    for (name, roms, max_lut) in [("mul_direct", 1, 800), ("div_direct", 1, 800)] {
+        let v = blocks::generate(name, &dir).unwrap();
+        let r = synth::synth(&v, name, &flow::module_name(name), &dir.join("synth"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        println!("{}", r.table_row());
+        assert_eq!((r.ramb18, r.ramb36, r.dsp48), (roms, 0, 0), "{name}: {r:?}");
+        assert!(r.lut > 0 && r.lut <= max_lut && r.ff > 0, "{name}: {r:?}");
+    }
+}

@@ -16,15 +16,18 @@
 //! | [`exp2`] | `exp2_fx` | 4 |
 //! | [`mul`] | `mul_log` (log-add-exp) | 9 |
 //! | [`div`] | `div_log` (log-add-exp) | 9 |
-//!
-//! Not yet here: the direct-table `mul_direct`/`div_direct` variants, the encoder and the
-//! delay-bin unit (they reuse [`normalize`], [`log2`] and [`scale`]).
+//! | [`mul_direct`] | `mul_direct` (direct product table) | 6 |
+//! | [`div_direct`] | `div_direct` (direct quotient table) | 6 |
+//! | [`constmul`] | `a * K` for a constant `K` (shift-and-add tree, shared by encoder and delay bins) | 2 |
 use rust_hdl::prelude::*;
 
+pub mod constmul;
 pub mod div;
+pub mod div_direct;
 pub mod exp2;
 pub mod log2;
 pub mod mul;
+pub mod mul_direct;
 pub mod normalize;
 pub mod scale;
 
