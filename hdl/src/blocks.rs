@@ -5,6 +5,8 @@
 use crate::arith;
 use crate::flow;
 use crate::hash::HashUnit;
+use crate::sketch;
+use smartnic_contract::geometry::TowerGeometry;
 use smartnic_contract::hash::FAMILY;
 use std::path::{Path, PathBuf};
 
@@ -54,6 +56,16 @@ pub const BLOCKS: &[BlockDef] = &[
         name: "div_direct",
         about: "32/32 divide by the direct quotient table (2 normalisers, 1 RAMB18), 64-bit quotient with 16 fraction bits, latency 6",
         verilog: || flow::to_verilog("div_direct", &mut arith::div_direct::div_direct32()),
+    },
+    BlockDef {
+        name: "tower",
+        about: "TowerSketch pipeline, SketchINT FPGA geometry (8/16/32-bit x 2^16/2^15/2^14), CM + ACU, forwarding, readout port, latency 8",
+        verilog: || flow::to_verilog("tower", &mut sketch::tower::TowerFpga::new(&TowerGeometry::sketchint_fpga())?),
+    },
+    BlockDef {
+        name: "tower_bare",
+        about: "Fmax reference: the tower's three RAMs as bare read -> +1 -> write loops (no forwarding, no hash)",
+        verilog: || flow::to_verilog("tower_bare", &mut sketch::bare::BareFpga::new()),
     },
 ];
 

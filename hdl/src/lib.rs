@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`hash`] | pipelined CRC-32 hash unit (XOR tree from the contract's `CrcParams`) |
 //! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul, div) |
+//! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch pipeline |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
 //! | [`synth`] | Yosys `synth_xilinx` runs and resource reports |
@@ -16,4 +17,5 @@ pub mod arith;
 pub mod blocks;
 pub mod flow;
 pub mod hash;
+pub mod sketch;
 pub mod synth;

@@ -1,0 +1,295 @@
+//! `tower`: the TowerSketch pipeline, bit-exact with `host::sketch::tower::Tower` (CM and
+//! ACU insertion) for any packet order at one packet per clock.
+//!
+//! Three arrays (`d = 3`, the contract's FPGA geometry; widths `W0..W2`, depths `2^A0..2^A2`
+//! as const generics, checked against a [`TowerGeometry`] in [`TowerPipeline::new`]). Array
+//! `i` is indexed by a [`HashUnit`] of the geometry's hash (family member `i`), index = top
+//! `Ai` bits of the CRC (`hash::index` for a power-of-two depth).
+//!
+//! # Pipeline
+//!
+//! | cycle | what |
+//! |---|---|
+//! | 0 | `key`, `key_valid`, `acu` (registered upstream) enter the three hash units |
+//! | 2 | the indices leave the hash units; array 0 starts (s0) |
+//! | 2 + i | array `i` starts: its index waited `i` clocks in a delay line |
+//! | 4 + i | array `i` computes (s2) with the `omega` array `i - 1` produced one clock earlier |
+//! | 5 + i | array `i` writes its counter |
+//!
+//! Staggering the arrays by one clock lets the running minimum travel from array 0 to
+//! array 2 through one register per array; each array forwards its own in-flight writes
+//! ([`super::array`]), so every packet order gives the sequential result without stalls:
+//! `in_ready` is constant 1. The mode bit travels with the packet (a register write that
+//! changes the mode takes effect between two packets). In CM mode every array gets
+//! `omega = INF`, which makes the ACU step the CM step.
+//!
+//! Latency: [`LATENCY`] = 8 clocks from `key` to the last counter written (the memory
+//! shows it from the next clock on); `packets` counts packets whose last write is done.
+//!
+//! # Ports
+//!
+//! | port | dir | width | meaning |
+//! |---|---|---|---|
+//! | `clock`, `reset` | in | 1 | clock; synchronous reset of the valid pipeline and `packets` (not the counters) |
+//! | `key`, `key_valid` | in | 104, 1 | flow key (as the `hash` block) |
+//! | `acu` | in | 1 | insertion mode of this packet: 0 = CM, 1 = ACU |
+//! | `in_ready` | out | 1 | constant 1: a packet is accepted every clock |
+//! | `packets` | out | 32 | packets fully applied since reset (wraps) |
+//! | `idle` | out | 1 | no packet in flight (readout may start) |
+//! | `done` | out | 1 | a packet's last counter is being written this clock (one per packet, in order) |
+//! | `estimate_inf`, `estimate` | out | 1, 32 | with `done`, for an ACU packet: the running minimum after the last array = the flow's estimate after this packet (`Tower::query` after `insert`; `estimate_inf` = every counter overflowed) |
+//! | `rd_addr{i}` | in | `Ai` | readout address of array `i` (ignored while a packet passes s0 of array `i`) |
+//! | `rd_data{i}` | out | `Wi` | counter at `rd_addr{i}`, [`READ_LATENCY`] clocks later |
+//!
+//! The readout port is the debug/readout window: a plain read of the same RAM port the
+//! packets use, meant for an idle pipeline.
+use super::array::{self, CounterArray};
+use super::Sink;
+use crate::hash::{self, HashUnit, KEY_BITS};
+use rust_hdl::prelude::*;
+use smartnic_contract::geometry::TowerGeometry;
+
+/// Number of arrays of this pipeline.
+pub const ARRAYS: usize = 3;
+/// Clocks from a packet at `key` to its write in the last array (inclusive of that write's
+/// clock): `hash::LATENCY + (ARRAYS - 1) + array::OMEGA_LATENCY + 1`.
+pub const LATENCY: usize = hash::LATENCY + (ARRAYS - 1) + array::OMEGA_LATENCY + 1;
+/// Clocks from `rd_addr{i}` to `rd_data{i}`.
+pub const READ_LATENCY: usize = array::READ_LATENCY;
+/// Mode delay line: the mode of a packet is needed by array `i` at cycle `4 + i`.
+const MODE_DELAY: usize = hash::LATENCY + ARRAYS;
+/// Length of the mode delay line.
+const MODE_TAPS: usize = MODE_DELAY + 1;
+
+/// The TowerSketch pipeline (see the module docs).
+#[derive(LogicBlock)]
+pub struct TowerPipeline<
+    const W0: usize,
+    const A0: usize,
+    const W1: usize,
+    const A1: usize,
+    const W2: usize,
+    const A2: usize,
+> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub key: Signal<In, Bits<KEY_BITS>>,
+    pub key_valid: Signal<In, Bit>,
+    pub acu: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub packets: Signal<Out, Bits<32>>,
+    pub idle: Signal<Out, Bit>,
+    pub done: Signal<Out, Bit>,
+    pub estimate_inf: Signal<Out, Bit>,
+    pub estimate: Signal<Out, Bits<32>>,
+    pub rd_addr0: Signal<In, Bits<A0>>,
+    pub rd_data0: Signal<Out, Bits<W0>>,
+    pub rd_addr1: Signal<In, Bits<A1>>,
+    pub rd_data1: Signal<Out, Bits<W1>>,
+    pub rd_addr2: Signal<In, Bits<A2>>,
+    pub rd_data2: Signal<Out, Bits<W2>>,
+    h0: HashUnit<A0>,
+    h1: HashUnit<A1>,
+    h2: HashUnit<A2>,
+    sinks: [Sink<32>; ARRAYS],
+    a0: CounterArray<W0, A0>,
+    a1: CounterArray<W1, A1>,
+    a2: CounterArray<W2, A2>,
+    // index delay lines (array i starts i clocks after array 0)
+    k1_valid: DFF<Bit>,
+    i1_addr: DFF<Bits<A1>>,
+    i1_valid: DFF<Bit>,
+    i2_addr: [DFF<Bits<A2>>; 2],
+    i2_valid: [DFF<Bit>; 2],
+    mode: [DFF<Bit>; MODE_TAPS],
+    count: DFF<Bits<32>>,
+    one: Constant<Bits<32>>,
+}
+
+/// The board's pipeline: SketchINT's FPGA geometry (8/16/32-bit counters, 2^16/2^15/2^14).
+pub type TowerFpga = TowerPipeline<8, 16, 16, 15, 32, 14>;
+
+impl<
+        const W0: usize,
+        const A0: usize,
+        const W1: usize,
+        const A1: usize,
+        const W2: usize,
+        const A2: usize,
+    > TowerPipeline<W0, A0, W1, A1, W2, A2>
+{
+    /// The pipeline for `geometry`, which must have 3 arrays of exactly these widths and
+    /// power-of-two depths; the hashes are the geometry's.
+    pub fn new(geometry: &TowerGeometry) -> Result<Self, String> {
+        geometry.validate().map_err(|e| e.to_string())?;
+        let want = [(W0, A0), (W1, A1), (W2, A2)];
+        if geometry.arrays.len() != ARRAYS {
+            return Err(format!("the pipeline has {ARRAYS} arrays, the geometry {}", geometry.arrays.len()));
+        }
+        for (i, (a, &(w, ab))) in geometry.arrays.iter().zip(&want).enumerate() {
+            if a.width as usize != w || a.depth as u64 != 1u64 << ab {
+                return Err(format!(
+                    "array {i}: geometry has {} x {}-bit counters, the pipeline 2^{ab} x {w}-bit",
+                    a.depth, a.width
+                ));
+            }
+        }
+        Ok(TowerPipeline {
+            clock: Default::default(),
+            reset: Default::default(),
+            key: Default::default(),
+            key_valid: Default::default(),
+            acu: Default::default(),
+            in_ready: Default::default(),
+            packets: Default::default(),
+            idle: Default::default(),
+            done: Default::default(),
+            estimate_inf: Default::default(),
+            estimate: Default::default(),
+            rd_addr0: Default::default(),
+            rd_data0: Default::default(),
+            rd_addr1: Default::default(),
+            rd_data1: Default::default(),
+            rd_addr2: Default::default(),
+            rd_data2: Default::default(),
+            h0: HashUnit::new(&geometry.arrays[0].hash),
+            h1: HashUnit::new(&geometry.arrays[1].hash),
+            h2: HashUnit::new(&geometry.arrays[2].hash),
+            sinks: Default::default(),
+            a0: CounterArray::new(),
+            a1: CounterArray::new(),
+            a2: CounterArray::new(),
+            k1_valid: Default::default(),
+            i1_addr: Default::default(),
+            i1_valid: Default::default(),
+            i2_addr: Default::default(),
+            i2_valid: Default::default(),
+            mode: Default::default(),
+            count: Default::default(),
+            one: Constant::new(1u64.to_bits()),
+        })
+    }
+}
+
+impl<
+        const W0: usize,
+        const A0: usize,
+        const W1: usize,
+        const A1: usize,
+        const W2: usize,
+        const A2: usize,
+    > Logic for TowerPipeline<W0, A0, W1, A1, W2, A2>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, k1_valid, i1_addr, i1_valid, count);
+        // Hash units: all three see the same key.
+        self.h0.clock.next = self.clock.val();
+        self.h0.reset.next = self.reset.val();
+        self.h0.key.next = self.key.val();
+        self.h0.key_valid.next = self.key_valid.val();
+        self.h1.clock.next = self.clock.val();
+        self.h1.reset.next = self.reset.val();
+        self.h1.key.next = self.key.val();
+        self.h1.key_valid.next = self.key_valid.val();
+        self.h2.clock.next = self.clock.val();
+        self.h2.reset.next = self.reset.val();
+        self.h2.key.next = self.key.val();
+        self.h2.key_valid.next = self.key_valid.val();
+        self.sinks[0].x.next = self.h0.hash.val();
+        self.sinks[1].x.next = self.h1.hash.val();
+        self.sinks[2].x.next = self.h2.hash.val();
+        // Mode delay line: mode[j] holds the mode of the packet that entered j + 1 clocks ago.
+        self.mode[0].clock.next = self.clock.val();
+        self.mode[0].d.next = self.acu.val();
+        for j in 1..MODE_TAPS {
+            self.mode[j].clock.next = self.clock.val();
+            self.mode[j].d.next = self.mode[j - 1].q.val();
+        }
+        // Index delay lines (and the valid bit of hash stage 1, for `idle`).
+        self.k1_valid.d.next = self.key_valid.val() & !self.reset.val();
+        self.i1_addr.d.next = self.h1.index.val();
+        self.i1_valid.d.next = self.h1.valid.val() & !self.reset.val();
+        self.i2_addr[0].clock.next = self.clock.val();
+        self.i2_valid[0].clock.next = self.clock.val();
+        self.i2_addr[1].clock.next = self.clock.val();
+        self.i2_valid[1].clock.next = self.clock.val();
+        self.i2_addr[0].d.next = self.h2.index.val();
+        self.i2_valid[0].d.next = self.h2.valid.val() & !self.reset.val();
+        self.i2_addr[1].d.next = self.i2_addr[0].q.val();
+        self.i2_valid[1].d.next = self.i2_valid[0].q.val() & !self.reset.val();
+        // Array 0: omega is INF for every packet.
+        self.a0.clock.next = self.clock.val();
+        self.a0.reset.next = self.reset.val();
+        self.a0.valid.next = self.h0.valid.val();
+        self.a0.addr.next = self.h0.index.val();
+        self.a0.omega_inf.next = true;
+        self.a0.omega.next = 0.into();
+        self.a0.rd_addr.next = self.rd_addr0.val();
+        self.rd_data0.next = self.a0.rd_data.val();
+        // Array 1: omega of array 0 in ACU mode (mode[4] = the mode of the packet at a1's s2).
+        self.a1.clock.next = self.clock.val();
+        self.a1.reset.next = self.reset.val();
+        self.a1.valid.next = self.i1_valid.q.val();
+        self.a1.addr.next = self.i1_addr.q.val();
+        self.a1.omega_inf.next = self.a0.omega_out_inf.val() | !self.mode[4].q.val();
+        self.a1.omega.next = self.a0.omega_out.val();
+        self.a1.rd_addr.next = self.rd_addr1.val();
+        self.rd_data1.next = self.a1.rd_data.val();
+        // Array 2: omega of array 1 (mode[5]).
+        self.a2.clock.next = self.clock.val();
+        self.a2.reset.next = self.reset.val();
+        self.a2.valid.next = self.i2_valid[1].q.val();
+        self.a2.addr.next = self.i2_addr[1].q.val();
+        self.a2.omega_inf.next = self.a1.omega_out_inf.val() | !self.mode[5].q.val();
+        self.a2.omega.next = self.a1.omega_out.val();
+        self.a2.rd_addr.next = self.rd_addr2.val();
+        self.rd_data2.next = self.a2.rd_data.val();
+        // Status.
+        if self.reset.val() {
+            self.count.d.next = 0.into();
+        } else if self.a2.done.val() {
+            self.count.d.next = self.count.q.val() + self.one.val();
+        } else {
+            self.count.d.next = self.count.q.val();
+        }
+        self.packets.next = self.count.q.val();
+        self.in_ready.next = true;
+        self.done.next = self.a2.done.val();
+        self.estimate_inf.next = self.a2.omega_out_inf.val();
+        self.estimate.next = self.a2.omega_out.val();
+        self.idle.next = !(self.key_valid.val()
+            | self.k1_valid.q.val()
+            | self.h0.valid.val()
+            | self.i1_valid.q.val()
+            | self.i2_valid[0].q.val()
+            | self.i2_valid[1].q.val()
+            | self.a0.busy.val()
+            | self.a0.done.val()
+            | self.a1.busy.val()
+            | self.a1.done.val()
+            | self.a2.busy.val()
+            | self.a2.done.val());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_must_match_the_generics() {
+        assert!(TowerFpga::new(&TowerGeometry::sketchint_fpga()).is_ok());
+        let g = TowerGeometry::from_widths_depths(&[(8, 1 << 16), (16, 1 << 15), (32, 1 << 13)]);
+        let e = TowerFpga::new(&g).err().unwrap();
+        assert!(e.contains("array 2"), "{e}");
+        let g = TowerGeometry::from_widths_depths(&[(8, 1 << 16), (16, 1 << 15)]);
+        assert!(TowerFpga::new(&g).is_err());
+    }
+
+    #[test]
+    fn latency_is_hash_plus_stagger_plus_array() {
+        assert_eq!(LATENCY, 8);
+        assert_eq!(MODE_DELAY, 5);
+    }
+}
