@@ -58,6 +58,11 @@ pub const BLOCKS: &[BlockDef] = &[
         verilog: || flow::to_verilog("div_direct", &mut arith::div_direct::div_direct32()),
     },
     BlockDef {
+        name: "encoder",
+        about: "multiplicative encoder round(log_(1+eps)^2 v), eps=0.0025, 16-bit codes, half-up or LFSR-randomized rounding (1 RAMB18), latency 8",
+        verilog: || flow::to_verilog("encoder", &mut arith::encoder::encoder16()),
+    },
+    BlockDef {
         name: "tower",
         about: "TowerSketch pipeline, SketchINT FPGA geometry (8/16/32-bit x 2^16/2^15/2^14), CM + ACU, forwarding, readout port, latency 8",
         verilog: || flow::to_verilog("tower", &mut sketch::tower::TowerFpga::new(&TowerGeometry::sketchint_fpga())?),

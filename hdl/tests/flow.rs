@@ -101,3 +101,18 @@ fn direct_table_blocks_synthesize_for_xc7_with_one_ramb18() {
         assert!(r.lut > 0 && r.lut <= max_lut && r.ff > 0, "{name}: {r:?}");
     }
 }
+
+/// `hdl-synth encoder`: one log2 table each (1 RAMB18), the constant multiplies
+/// (`log2 v * K_fx`, `bins_per_octave * ...`) as shift-and-add trees without DSPs, no latches.
+#[test]
+fn encoder_and_delay_bin_synthesize_for_xc7_with_one_ramb18() {
+    let dir = out_dir("synth-arith-encoder");
+    for (name, roms, max_lut) in [("encoder", 1, 1000)] {
+        let v = blocks::generate(name, &dir).unwrap();
+        let r = synth::synth(&v, name, &flow::module_name(name), &dir.join("synth"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        println!("{}", r.table_row());
+        assert_eq!((r.ramb18, r.ramb36, r.dsp48), (roms, 0, 0), "{name}: {r:?}");
+        assert!(r.lut > 0 && r.lut <= max_lut && r.ff > 0, "{name}: {r:?}");
+    }
+}

@@ -18,12 +18,14 @@
 //! | [`div`] | `div_log` (log-add-exp) | 9 |
 //! | [`mul_direct`] | `mul_direct` (direct product table) | 6 |
 //! | [`div_direct`] | `div_direct` (direct quotient table) | 6 |
+//! | [`encoder`] | `encode_fx` (half-up and LFSR-randomized rounding) | 8 |
 //! | [`constmul`] | `a * K` for a constant `K` (shift-and-add tree, shared by encoder and delay bins) | 2 |
 use rust_hdl::prelude::*;
 
 pub mod constmul;
 pub mod div;
 pub mod div_direct;
+pub mod encoder;
 pub mod exp2;
 pub mod log2;
 pub mod mul;
