@@ -1,3 +1,6 @@
 //! The SmartNIC driver: register access, discovery, readout and snapshot files.
 pub use smartnic_contract as contract;
+pub mod access;
+pub mod backend;
+pub mod discover;
 pub mod snapshot;

@@ -1,0 +1,155 @@
+//! Register-access back ends: a memory-mapped regular file ([`FileBar`], tests and fault
+//! injection), the kernel's sysfs `resourceN` files ([`SysfsBar`]) and VFIO through the
+//! `pci-driver` crate ([`VfioBar`]). The Verilator model implements the same trait in
+//! `sim-tb`.
+
+mod file;
+mod sysfs;
+mod vfio;
+
+pub use file::FileBar;
+pub use sysfs::SysfsBar;
+pub use vfio::{VfioBar, VfioPaths};
+
+use crate::access::{check_range, AccessError};
+use crate::discover::DiscoverError;
+use memmap2::{MmapMut, MmapOptions};
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why a back end could not be opened. Every message says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    #[error(
+        "no PCI device {bdf} ({} does not exist); list the SmartNICs with \
+         `lspci -d 10ee:` or `smartnic devices`, and check the BDF",
+        path.display()
+    )]
+    NoDevice { bdf: String, path: PathBuf },
+    #[error(
+        "{bdf} is {vendor:04x}:{device:04x}, not a SmartNIC ({want_vendor:04x}:{want_device:04x}); \
+         pick the right BDF from `lspci -d 10ee:`"
+    )]
+    WrongDevice { bdf: String, vendor: u16, device: u16, want_vendor: u16, want_device: u16 },
+    #[error("{bdf} has no BAR {bar} ({} does not exist): is the bitstream loaded?", path.display())]
+    NoBar { bdf: String, bar: u8, path: PathBuf },
+    #[error(
+        "permission denied opening {}: run as root, or bind the device to vfio-pci and use \
+         the VFIO back end (see driver/README.md, \"Binding a VC709 to vfio-pci\")",
+        path.display()
+    )]
+    Permission { path: PathBuf },
+    #[error(
+        "{bdf}: memory space is disabled and could not be enabled ({source}); as root run \
+         `echo 1 > {}` (or `setpci -s {bdf} COMMAND=0x02`)",
+        path.display()
+    )]
+    Disabled {
+        bdf: String,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: {len} bytes is not a usable BAR (needs a non-zero multiple of 4 up to 4 GiB)", path.display())]
+    BadSize { path: PathBuf, len: u64 },
+    #[error("{}: the IOMMU is off (no iommu_group link); boot with `intel_iommu=on iommu=pt` (Intel) \
+             or `amd_iommu=on` (AMD) on the kernel command line, then reboot", path.display())]
+    NoIommu { path: PathBuf },
+    #[error("{} does not exist: the vfio-pci module is not loaded; run `sudo modprobe vfio-pci`", path.display())]
+    NoVfio { path: PathBuf },
+    #[error("{bdf} is bound to {}, not vfio-pci; bind it with:\n{commands}",
+            driver.as_deref().unwrap_or("no driver"))]
+    NotBoundToVfio { bdf: String, driver: Option<String>, commands: String },
+    #[error(
+        "IOMMU group {group} is not usable: every device in it must be bound to vfio-pci (or \
+         have no driver), but {others}; bind those to vfio-pci too, or move the card to a slot \
+         with its own group"
+    )]
+    GroupNotViable { group: u32, others: String },
+    #[error(
+        "permission denied opening {}: run as root, or give your user the group device with \
+         `sudo chown $USER {}`",
+        path.display(), path.display()
+    )]
+    GroupPermission { path: PathBuf },
+    #[error("VFIO could not open {bdf}: {source}")]
+    Vfio {
+        bdf: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl OpenError {
+    /// Maps an error from opening `path` for register access.
+    pub(crate) fn opening(path: &Path, source: io::Error) -> Self {
+        match source.kind() {
+            io::ErrorKind::PermissionDenied => OpenError::Permission { path: path.to_owned() },
+            _ => OpenError::Io { path: path.to_owned(), source },
+        }
+    }
+}
+
+/// A BAR seen through a shared memory mapping, accessed with volatile 32-bit loads and
+/// stores (never memcpy: MMIO windows take 32-bit reads only).
+pub(crate) struct MmapBar {
+    map: MmapMut,
+}
+
+impl MmapBar {
+    /// Maps the first `len` bytes of `file` read-write and shared.
+    pub(crate) fn map(file: &File, len: u64, path: &Path) -> Result<Self, OpenError> {
+        if len == 0 || len % 4 != 0 || len > 1 << 32 {
+            return Err(OpenError::BadSize { path: path.to_owned(), len });
+        }
+        // SAFETY: the mapping is shared with the device (or the file's other users); every
+        // access goes through volatile loads and stores of aligned words inside the
+        // mapping, never through references to its bytes.
+        let map = unsafe { MmapOptions::new().len(len as usize).map_mut(file) }
+            .map_err(|source| OpenError::Io { path: path.to_owned(), source })?;
+        Ok(MmapBar { map })
+    }
+
+    pub(crate) fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    pub(crate) fn read32(&self, offset: u32) -> Result<u32, AccessError> {
+        check_range(self.len(), offset, 4)?;
+        // SAFETY: in range and 4-aligned (the mapping is page-aligned).
+        let v = unsafe { std::ptr::read_volatile(self.map.as_ptr().add(offset as usize) as *const u32) };
+        Ok(u32::from_le(v))
+    }
+
+    pub(crate) fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        check_range(self.len(), offset, 4)?;
+        // SAFETY: in range and 4-aligned (the mapping is page-aligned).
+        unsafe {
+            std::ptr::write_volatile(self.map.as_mut_ptr().add(offset as usize) as *mut u32, value.to_le())
+        };
+        Ok(())
+    }
+
+    pub(crate) fn read_block(&self, offset: u32, out: &mut [u32]) -> Result<(), AccessError> {
+        check_range(self.len(), offset, 4 * out.len() as u64)?;
+        let base = self.map.as_ptr().wrapping_add(offset as usize) as *const u32;
+        for (i, w) in out.iter_mut().enumerate() {
+            // SAFETY: the whole block was range-checked above; aligned as in read32.
+            *w = u32::from_le(unsafe { std::ptr::read_volatile(base.add(i)) });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn flush(&self) -> io::Result<()> {
+        self.map.flush()
+    }
+}
