@@ -2,5 +2,6 @@
 pub use smartnic_contract as contract;
 pub mod access;
 pub mod backend;
+pub mod blocks;
 pub mod discover;
 pub mod snapshot;

@@ -1,0 +1,548 @@
+//! Register-block enumeration: walks the Corundum-style chain from offset 0, checks every
+//! pointer, and decodes the firmware ID and the sketch geometries from the registers alone,
+//! so the host builds its decoder from what the device says.
+
+use crate::access::{check_range, AccessError, RegisterAccess};
+use crate::snapshot::FirmwareId;
+use smartnic_contract::geometry::{DelayBinRule, InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::hash::CrcParams;
+use smartnic_contract::regs::{
+    block_name, block_type, crc, epoch, firmware_id, header, stats, sumax, tower, BLOCK_VERSION,
+};
+use smartnic_contract::ArrayGeometry;
+
+/// Most blocks a chain may hold before it is considered broken.
+pub const MAX_BLOCKS: usize = 64;
+
+/// Why the register map could not be understood.
+#[derive(Debug, thiserror::Error)]
+pub enum BlockError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("register chain: block at {at:#x} points to {next:#x}, which is not 4-byte aligned")]
+    Misaligned { at: u32, next: u32 },
+    #[error("register chain: block at {at:#x} points to {next:#x}, outside the {bar_size:#x}-byte BAR")]
+    OutOfRange { at: u32, next: u32, bar_size: u64 },
+    #[error("register chain: block at {at:#x} points back to {next:#x} (a loop)")]
+    Loop { at: u32, next: u32 },
+    #[error("register chain: more than {MAX_BLOCKS} blocks (broken chain?)")]
+    TooLong,
+    #[error(
+        "register chain: the first block is type {found:#010x}, not the firmware ID \
+         ({:#010x}): is this a SmartNIC bitstream?",
+        block_type::FIRMWARE_ID
+    )]
+    NotFirmwareId { found: u32 },
+    #[error(
+        "{name} block at {at:#x} has version {}.{}; this driver reads {}.x: update the driver",
+        version >> 16, version & 0xFFFF, BLOCK_VERSION >> 16
+    )]
+    Version { name: &'static str, at: u32, version: u32 },
+    #[error("{name} block appears twice (at {first:#x} and {second:#x})")]
+    Duplicate { name: &'static str, first: u32, second: u32 },
+    #[error("the device has no {0} block")]
+    Missing(&'static str),
+    #[error("{block} block at {at:#x}: {what}")]
+    Invalid { block: &'static str, at: u32, what: String },
+}
+
+/// One block header as found in the chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockHeader {
+    pub offset: u32,
+    pub ty: u32,
+    pub version: u32,
+    pub next: u32,
+}
+
+impl BlockHeader {
+    /// `firmware-id`, `towersketch`, ... or `unknown`.
+    pub fn name(&self) -> &'static str {
+        block_name(self.ty).unwrap_or("unknown")
+    }
+}
+
+/// The TowerSketch block: geometry, insertion mode and one readout window per array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TowerBlock {
+    pub base: u32,
+    pub geometry: TowerGeometry,
+    pub mode: InsertMode,
+    /// BAR offset of each array's window (one word per counter).
+    pub windows: Vec<u32>,
+}
+
+/// The SuMax block: geometry and one readout window per array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuMaxBlock {
+    pub base: u32,
+    pub geometry: SuMaxGeometry,
+    /// BAR offset of each array's window (bucket `b` cell `c` at word `b * cells + c`).
+    pub windows: Vec<u32>,
+}
+
+impl SuMaxBlock {
+    pub fn cells(&self) -> usize {
+        self.geometry.cell_widths().len()
+    }
+}
+
+/// Everything the driver knows about a device after enumeration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceMap {
+    pub bar_size: u64,
+    pub blocks: Vec<BlockHeader>,
+    pub firmware: FirmwareId,
+    pub epoch: u32,
+    pub stats: Option<u32>,
+    pub tower: Option<TowerBlock>,
+    pub sumax: Option<SuMaxBlock>,
+}
+
+impl DeviceMap {
+    /// Walks the chain and decodes every block this driver knows.
+    pub fn discover<A: RegisterAccess + ?Sized>(dev: &mut A) -> Result<Self, BlockError> {
+        let blocks = enumerate(dev)?;
+        if blocks[0].ty != block_type::FIRMWARE_ID {
+            return Err(BlockError::NotFirmwareId { found: blocks[0].ty });
+        }
+        let mut seen: Vec<&BlockHeader> = Vec::new();
+        for b in &blocks {
+            if block_name(b.ty).is_none() {
+                continue; // unknown blocks are listed and skipped
+            }
+            if b.version >> 16 != BLOCK_VERSION >> 16 {
+                return Err(BlockError::Version { name: b.name(), at: b.offset, version: b.version });
+            }
+            if let Some(first) = seen.iter().find(|s| s.ty == b.ty) {
+                return Err(BlockError::Duplicate { name: b.name(), first: first.offset, second: b.offset });
+            }
+            seen.push(b);
+        }
+        let find = |ty| blocks.iter().find(|b| b.ty == ty).map(|b| b.offset);
+        let fw = blocks[0].offset;
+        let firmware = FirmwareId {
+            device: dev.read32(fw + firmware_id::DEVICE)?,
+            version: dev.read32(fw + firmware_id::FW_VERSION)?,
+            build_time: dev.read32(fw + firmware_id::BUILD_TIME)?,
+            git_hash: dev.read32(fw + firmware_id::GIT_HASH)?,
+        };
+        let epoch = find(block_type::EPOCH).ok_or(BlockError::Missing("epoch"))?;
+        check_body(dev, "epoch", epoch, epoch::SIZE)?;
+        let stats = find(block_type::STATS);
+        if let Some(s) = stats {
+            check_body(dev, "stats", s, stats::SIZE)?;
+        }
+        let tower = find(block_type::TOWER).map(|b| read_tower(dev, b)).transpose()?;
+        let sumax = find(block_type::SUMAX).map(|b| read_sumax(dev, b)).transpose()?;
+        if tower.is_none() && sumax.is_none() {
+            return Err(BlockError::Missing("sketch (towersketch or sumax)"));
+        }
+        let map = DeviceMap { bar_size: dev.bar_size(), blocks, firmware, epoch, stats, tower, sumax };
+        map.check_windows()?;
+        Ok(map)
+    }
+
+    /// Every readout window as `(first byte, bytes, description)`.
+    pub fn windows(&self) -> Vec<(u32, u64, String)> {
+        let mut w = Vec::new();
+        if let Some(t) = &self.tower {
+            for (i, (a, &base)) in t.geometry.arrays.iter().zip(&t.windows).enumerate() {
+                w.push((base, 4 * a.depth as u64, format!("towersketch array {i}")));
+            }
+        }
+        if let Some(s) = &self.sumax {
+            let bytes = 4 * s.geometry.depth as u64 * s.cells() as u64;
+            for (i, &base) in s.windows.iter().enumerate() {
+                w.push((base, bytes, format!("sumax array {i}")));
+            }
+        }
+        w
+    }
+
+    /// Words in all readout windows (what one snapshot reads).
+    pub fn window_words(&self) -> u64 {
+        self.windows().iter().map(|w| w.1 / 4).sum()
+    }
+
+    /// Windows must be aligned, inside the BAR, and overlap neither each other nor a block.
+    fn check_windows(&self) -> Result<(), BlockError> {
+        let mut spans: Vec<(u64, u64, String)> =
+            self.windows().into_iter().map(|(b, l, d)| (b as u64, l, d)).collect();
+        for (base, len, what) in &spans {
+            check_range(self.bar_size, *base as u32, *len).map_err(|e| BlockError::Invalid {
+                block: if what.starts_with("sumax") { "sumax" } else { "towersketch" },
+                at: *base as u32,
+                what: format!("{what} window: {e}"),
+            })?;
+        }
+        spans.extend(
+            self.blocks.iter().map(|b| (b.offset as u64, header::BODY as u64, format!("{} block", b.name()))),
+        );
+        spans.sort();
+        for pair in spans.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if a.0 + a.1 > b.0 {
+                let block = if a.2.starts_with("sumax") || b.2.starts_with("sumax") {
+                    "sumax"
+                } else {
+                    "towersketch"
+                };
+                return Err(BlockError::Invalid {
+                    block,
+                    at: b.0 as u32,
+                    what: format!("{} at {:#x} overlaps {} at {:#x}", b.2, b.0, a.2, a.0),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// One line per block, for tools that print what they found.
+    pub fn describe(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        for b in &self.blocks {
+            let _ = writeln!(
+                s,
+                "{:#07x}  {:<12} type {:#010x} v{}.{}",
+                b.offset,
+                b.name(),
+                b.ty,
+                b.version >> 16,
+                b.version & 0xFFFF
+            );
+        }
+        for (base, len, what) in self.windows() {
+            let _ = writeln!(s, "{base:#07x}  window       {what}, {len} bytes");
+        }
+        s
+    }
+}
+
+/// Walks the block chain from offset 0 and returns the headers in chain order.
+pub fn enumerate<A: RegisterAccess + ?Sized>(dev: &mut A) -> Result<Vec<BlockHeader>, BlockError> {
+    let bar_size = dev.bar_size();
+    let mut out: Vec<BlockHeader> = Vec::new();
+    let mut at = 0u32;
+    loop {
+        check_range(bar_size, at, header::BODY as u64).map_err(|_| BlockError::OutOfRange {
+            at: out.last().map_or(0, |b| b.offset),
+            next: at,
+            bar_size,
+        })?;
+        let ty = dev.read32_live(at + header::TYPE)?;
+        let version = dev.read32_live(at + header::VERSION)?;
+        let next = dev.read32_live(at + header::NEXT)?;
+        out.push(BlockHeader { offset: at, ty, version, next });
+        if next == 0 {
+            return Ok(out);
+        }
+        if next % 4 != 0 {
+            return Err(BlockError::Misaligned { at, next });
+        }
+        if next as u64 + header::BODY as u64 > bar_size {
+            return Err(BlockError::OutOfRange { at, next, bar_size });
+        }
+        if out.iter().any(|b| b.offset == next) {
+            return Err(BlockError::Loop { at, next });
+        }
+        if out.len() >= MAX_BLOCKS {
+            return Err(BlockError::TooLong);
+        }
+        at = next;
+    }
+}
+
+fn check_body<A: RegisterAccess + ?Sized>(
+    dev: &A,
+    block: &'static str,
+    base: u32,
+    size: u32,
+) -> Result<(), BlockError> {
+    check_range(dev.bar_size(), base, size as u64).map_err(|e| BlockError::Invalid {
+        block,
+        at: base,
+        what: format!("body does not fit: {e}"),
+    })
+}
+
+fn read_crc<A: RegisterAccess + ?Sized>(
+    dev: &mut A,
+    at: u32,
+) -> Result<Result<CrcParams, String>, AccessError> {
+    let poly = dev.read32(at + crc::POLY)?;
+    let init = dev.read32(at + crc::INIT)?;
+    let xorout = dev.read32(at + crc::XOROUT)?;
+    let flags = dev.read32_live(at + crc::FLAGS)?;
+    if flags & !3 != 0 {
+        return Ok(Err(format!("CRC flags {flags:#x} at {:#x} have reserved bits set", at + crc::FLAGS)));
+    }
+    if poly & 1 == 0 {
+        return Ok(Err(format!("CRC polynomial {poly:#010x} at {:#x} lacks the x^0 term", at + crc::POLY)));
+    }
+    Ok(Ok(CrcParams { poly, init, xorout, refin: flags & 1 != 0, refout: flags & 2 != 0 }))
+}
+
+/// Decodes the TowerSketch block at `base`.
+pub fn read_tower<A: RegisterAccess + ?Sized>(dev: &mut A, base: u32) -> Result<TowerBlock, BlockError> {
+    let bad = |what: String| BlockError::Invalid { block: "towersketch", at: base, what };
+    let n = dev.read32_live(base + tower::ARRAYS)?;
+    let max = (smartnic_contract::regs::layout::BLOCK_SLOT - tower::ARRAY0) / tower::ARRAY_STRIDE;
+    if n == 0 || n > max {
+        return Err(bad(format!("{n} arrays (1..={max} fit a block)")));
+    }
+    check_body(dev, "towersketch", base, tower::ARRAY0 + n * tower::ARRAY_STRIDE)?;
+    let mode_raw = dev.read32_live(base + tower::MODE)?;
+    let mode = u8::try_from(mode_raw)
+        .ok()
+        .and_then(InsertMode::from_u8)
+        .filter(|m| *m != InsertMode::Cu)
+        .ok_or_else(|| bad(format!("insertion mode {mode_raw} is not CM (0) or ACU (2)")))?;
+    let (mut arrays, mut windows) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let d = base + tower::ARRAY0 + i * tower::ARRAY_STRIDE;
+        let width = dev.read32_live(d + tower::A_WIDTH)?;
+        let depth = dev.read32_live(d + tower::A_DEPTH)?;
+        let window = dev.read32_live(d + tower::A_WINDOW)?;
+        let hash = read_crc(dev, d + tower::A_CRC)?.map_err(|e| bad(format!("array {i}: {e}")))?;
+        let width = u8::try_from(width).map_err(|_| bad(format!("array {i}: counter width {width}")))?;
+        arrays.push(ArrayGeometry { width, depth, hash });
+        windows.push(window);
+    }
+    let geometry = TowerGeometry { arrays };
+    geometry.validate().map_err(|e| bad(e.to_string()))?;
+    Ok(TowerBlock { base, geometry, mode, windows })
+}
+
+/// Decodes the SuMax block at `base`.
+pub fn read_sumax<A: RegisterAccess + ?Sized>(dev: &mut A, base: u32) -> Result<SuMaxBlock, BlockError> {
+    let bad = |what: String| BlockError::Invalid { block: "sumax", at: base, what };
+    let depth = dev.read32_live(base + sumax::DEPTH)?;
+    let n = dev.read32_live(base + sumax::ARRAYS)?;
+    let cells = dev.read32_live(base + sumax::CELLS)?;
+    let max = (smartnic_contract::regs::layout::BLOCK_SLOT - sumax::ARRAY0) / sumax::ARRAY_STRIDE;
+    if n == 0 || n > max {
+        return Err(bad(format!("{n} arrays (1..={max} fit a block)")));
+    }
+    if !(3..=sumax::MAX_CELLS as u32).contains(&cells) {
+        return Err(bad(format!("{cells} cells per bucket (3..={} supported)", sumax::MAX_CELLS)));
+    }
+    check_body(dev, "sumax", base, sumax::ARRAY0 + n * sumax::ARRAY_STRIDE)?;
+    let time_shift = dev.read32_live(base + sumax::TIME_SHIFT)?;
+    let base_ns = dev.read32_live(base + sumax::DELAY_BASE_NS)?;
+    let per_octave = dev.read32_live(base + sumax::DELAY_BINS_PER_OCTAVE)?;
+    let mut widths = Vec::with_capacity(cells as usize);
+    for k in 0..cells.div_ceil(4) {
+        let word = dev.read32_live(base + sumax::CELL_WIDTHS + 4 * k)?;
+        widths.extend(word.to_le_bytes());
+    }
+    widths.truncate(cells as usize);
+    // Storage order: size, delay cells, max inter-arrival, last arrival.
+    let delay_cells = cells as usize - 3;
+    let delay = &widths[1..1 + delay_cells];
+    let (time, last) = (widths[cells as usize - 2], widths[cells as usize - 1]);
+    if delay.iter().any(|&w| w != delay[0]) || time != last {
+        return Err(bad(format!(
+            "cell widths {widths:?} do not follow the size/delay.../interval/last layout"
+        )));
+    }
+    let small =
+        |v: u32, what: &str| u8::try_from(v).map_err(|_| bad(format!("{what} {v} does not fit 8 bits")));
+    let mut hashes = Vec::new();
+    let mut windows = Vec::new();
+    for i in 0..n {
+        let d = base + sumax::ARRAY0 + i * sumax::ARRAY_STRIDE;
+        windows.push(dev.read32_live(d + sumax::A_WINDOW)?);
+        hashes.push(read_crc(dev, d + sumax::A_CRC)?.map_err(|e| bad(format!("array {i}: {e}")))?);
+    }
+    let geometry = SuMaxGeometry {
+        hashes,
+        depth,
+        size_width: widths[0],
+        delay_cells: delay_cells as u8,
+        delay_width: delay.first().copied().unwrap_or(0),
+        time_width: time,
+        time_shift: small(time_shift, "time shift")?,
+        delay_bins: DelayBinRule { base_ns, bins_per_octave: small(per_octave, "delay bins per octave")? },
+    };
+    geometry.validate().map_err(|e| bad(e.to_string()))?;
+    Ok(SuMaxBlock { base, geometry, windows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartnic_contract::regs::layout::FirmwareInfo;
+    use smartnic_contract::regs::Layout;
+
+    /// An in-memory BAR with the contract's constant registers.
+    struct Mem(Vec<u32>);
+
+    impl RegisterAccess for Mem {
+        fn bar_size(&self) -> u64 {
+            4 * self.0.len() as u64
+        }
+        fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+            check_range(self.bar_size(), offset, 4)?;
+            Ok(self.0[offset as usize / 4])
+        }
+        fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+            check_range(self.bar_size(), offset, 4)?;
+            self.0[offset as usize / 4] = value;
+            Ok(())
+        }
+    }
+
+    const FW: FirmwareInfo =
+        FirmwareInfo { device: 0x7038, version: 0x1_0003, build_time: 1_700_000_000, git_hash: 0xC0FFEE };
+
+    fn device(t: &TowerGeometry, s: &SuMaxGeometry) -> (Mem, Layout) {
+        let l = Layout::new(t, s);
+        let mut m = Mem(vec![0; l.bar_size as usize / 4]);
+        for (o, v) in l.constant_registers(FW, t, s) {
+            m.write32(o, v).unwrap();
+        }
+        (m, l)
+    }
+
+    #[test]
+    fn default_geometry_round_trips_through_the_registers() {
+        let (t, s) = (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default());
+        let (mut m, l) = device(&t, &s);
+        let map = DeviceMap::discover(&mut m).unwrap();
+        assert_eq!(
+            map.firmware,
+            FirmwareId { device: 0x7038, version: 0x1_0003, build_time: 1_700_000_000, git_hash: 0xC0FFEE }
+        );
+        let names: Vec<&str> = map.blocks.iter().map(BlockHeader::name).collect();
+        assert_eq!(names, ["firmware-id", "stats", "epoch", "towersketch", "sumax"]);
+        let tw = map.tower.as_ref().unwrap();
+        assert_eq!(tw.geometry, t);
+        assert_eq!(tw.mode, InsertMode::Cm);
+        assert_eq!(tw.windows, l.tower_windows.iter().map(|w| w.base).collect::<Vec<_>>());
+        let sm = map.sumax.as_ref().unwrap();
+        assert_eq!(sm.geometry, s);
+        assert_eq!(sm.windows, l.sumax_windows.iter().map(|w| w.base).collect::<Vec<_>>());
+        assert_eq!(map.epoch, l.block(block_type::EPOCH).unwrap().base);
+        assert_eq!(map.window_words(), (1 << 16) + (1 << 15) + (1 << 14) + 3 * 8192 * 11);
+        assert!(map.describe().contains("towersketch"));
+    }
+
+    #[test]
+    fn odd_geometries_round_trip_too() {
+        let mut t = TowerGeometry::from_widths_depths(&[(2, 1000), (4, 300), (8, 77), (16, 5), (32, 1)]);
+        t.arrays[1].hash =
+            CrcParams { poly: 0x1EDC_6F41, init: 0, xorout: 0x1234, refin: true, refout: false };
+        let mut s = SuMaxGeometry::with_depth(1, 3);
+        (s.delay_cells, s.delay_width, s.time_width, s.time_shift) = (13, 12, 24, 7);
+        s.delay_bins = DelayBinRule { base_ns: 250, bins_per_octave: 4 };
+        let (mut m, _) = device(&t, &s);
+        m.write32(0x300 + tower::MODE, InsertMode::Acu as u32).unwrap();
+        let map = DeviceMap::discover(&mut m).unwrap();
+        assert_eq!(map.tower.as_ref().unwrap().geometry, t);
+        assert_eq!(map.tower.unwrap().mode, InsertMode::Acu);
+        assert_eq!(map.sumax.unwrap().geometry, s);
+    }
+
+    fn small() -> (Mem, Layout) {
+        device(&TowerGeometry::from_widths_depths(&[(8, 64), (16, 32)]), &SuMaxGeometry::with_depth(2, 16))
+    }
+
+    #[test]
+    fn broken_chains_are_named() {
+        let (mut m, _) = small();
+        m.write32(0x200 + header::NEXT, 0x100).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::Loop { at: 0x200, next: 0x100 }), "{e}");
+        assert!(e.to_string().contains("loop"));
+
+        let (mut m, _) = small();
+        m.write32(0x100 + header::NEXT, 0x202).unwrap();
+        assert!(matches!(
+            DeviceMap::discover(&mut m),
+            Err(BlockError::Misaligned { at: 0x100, next: 0x202 })
+        ));
+
+        let (mut m, l) = small();
+        m.write32(header::NEXT, l.bar_size - 8).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::OutOfRange { at: 0, .. }), "{e}");
+
+        let (mut m, _) = small();
+        m.write32(header::TYPE, 0x1234).unwrap();
+        assert!(matches!(DeviceMap::discover(&mut m), Err(BlockError::NotFirmwareId { found: 0x1234 })));
+
+        let (mut m, _) = small();
+        m.write32(0x300 + header::VERSION, 0x0002_0000).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(e.to_string().contains("version 2.0"), "{e}");
+
+        let (mut m, _) = small();
+        m.write32(0x400 + header::TYPE, block_type::TOWER).unwrap();
+        assert!(matches!(
+            DeviceMap::discover(&mut m),
+            Err(BlockError::Duplicate { first: 0x300, second: 0x400, .. })
+        ));
+
+        let (mut m, _) = small();
+        m.write32(0x100 + header::NEXT, 0x300).unwrap(); // skips the epoch block
+        assert!(matches!(DeviceMap::discover(&mut m), Err(BlockError::Missing("epoch"))));
+    }
+
+    #[test]
+    fn a_vanished_device_is_device_gone_not_a_chain_error() {
+        let (mut m, _) = small();
+        m.0.fill(u32::MAX);
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::Access(AccessError::DeviceGone { offset: 0 })), "{e}");
+    }
+
+    #[test]
+    fn unknown_blocks_are_skipped() {
+        let (mut m, _) = small();
+        // Insert an unknown block at 0x800 between stats and epoch.
+        m.write32(0x100 + header::NEXT, 0x800).unwrap();
+        m.write32(0x800 + header::TYPE, 0x5A5A_0001).unwrap();
+        m.write32(0x800 + header::VERSION, 0x0009_0000).unwrap();
+        m.write32(0x800 + header::NEXT, 0x200).unwrap();
+        let map = DeviceMap::discover(&mut m).unwrap();
+        assert_eq!(map.blocks.len(), 6);
+        assert_eq!(map.blocks[2].name(), "unknown");
+    }
+
+    #[test]
+    fn bad_descriptors_are_rejected() {
+        let (mut m, l) = small();
+        let tw = 0x300 + tower::ARRAY0;
+        m.write32(tw + tower::A_WIDTH, 40).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(e.to_string().contains("width 40"), "{e}");
+
+        let (mut m, _) = small();
+        m.write32(tw + tower::A_WINDOW, l.bar_size - 16).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(e.to_string().contains("towersketch array 0 window"), "{e}");
+
+        let (mut m, l) = small();
+        m.write32(0x400 + sumax::ARRAY0 + sumax::A_WINDOW, l.tower_windows[1].base).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(e.to_string().contains("overlaps"), "{e}");
+
+        let (mut m, _) = small();
+        m.write32(tw + tower::A_CRC + crc::FLAGS, 4).unwrap();
+        assert!(DeviceMap::discover(&mut m).unwrap_err().to_string().contains("reserved bits"));
+
+        let (mut m, _) = small();
+        m.write32(0x300 + tower::MODE, 1).unwrap();
+        assert!(DeviceMap::discover(&mut m).unwrap_err().to_string().contains("insertion mode 1"));
+
+        let (mut m, _) = small();
+        m.write32(0x400 + sumax::CELL_WIDTHS, 0x1010_0820).unwrap();
+        assert!(DeviceMap::discover(&mut m).unwrap_err().to_string().contains("cell widths"));
+
+        let (mut m, _) = small();
+        m.write32(0x300 + tower::ARRAYS, 9).unwrap();
+        assert!(DeviceMap::discover(&mut m).unwrap_err().to_string().contains("9 arrays"));
+    }
+}
