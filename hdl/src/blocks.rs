@@ -63,6 +63,11 @@ pub const BLOCKS: &[BlockDef] = &[
         verilog: || flow::to_verilog("encoder", &mut arith::encoder::encoder16()),
     },
     BlockDef {
+        name: "delay_bin",
+        about: "SuMax delay bin of a 32-bit delay (NIC rule: octaves from 1 us, 8 cells; 1 RAMB18), latency 7",
+        verilog: || flow::to_verilog("delay_bin", &mut arith::delay_bin::delay_bin32()),
+    },
+    BlockDef {
         name: "tower",
         about: "TowerSketch pipeline, SketchINT FPGA geometry (8/16/32-bit x 2^16/2^15/2^14), CM + ACU, forwarding, readout port, latency 8",
         verilog: || flow::to_verilog("tower", &mut sketch::tower::TowerFpga::new(&TowerGeometry::sketchint_fpga())?),

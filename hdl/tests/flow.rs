@@ -102,12 +102,12 @@ fn direct_table_blocks_synthesize_for_xc7_with_one_ramb18() {
     }
 }
 
-/// `hdl-synth encoder`: one log2 table each (1 RAMB18), the constant multiplies
+/// `hdl-synth encoder delay_bin`: one log2 table each (1 RAMB18), the constant multiplies
 /// (`log2 v * K_fx`, `bins_per_octave * ...`) as shift-and-add trees without DSPs, no latches.
 #[test]
 fn encoder_and_delay_bin_synthesize_for_xc7_with_one_ramb18() {
     let dir = out_dir("synth-arith-encoder");
-    for (name, roms, max_lut) in [("encoder", 1, 1000)] {
+    for (name, roms, max_lut) in [("encoder", 1, 1000), ("delay_bin", 1, 400)] {
         let v = blocks::generate(name, &dir).unwrap();
         let r = synth::synth(&v, name, &flow::module_name(name), &dir.join("synth"))
             .unwrap_or_else(|e| panic!("{e}"));
