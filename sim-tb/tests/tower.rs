@@ -199,7 +199,7 @@ impl Rig {
     /// Bubbles until the pipeline is idle (at most LATENCY clocks), then compares every
     /// counter of every array with the reference through the readout port.
     fn drain_and_compare(&mut self, what: &str) {
-        self.run(&vec![None; LATENCY]);
+        self.run(&[None; LATENCY]);
         assert_eq!(self.done, self.sent, "{what}: packets still in flight after {LATENCY} clocks");
         assert!(self.pending.is_empty());
         let idle = self.m.port("idle");
@@ -264,7 +264,7 @@ fn with_bubbles(keys: &[FlowKey], acu: impl Fn(usize) -> bool, bubble_every: u64
     let mut slots = Vec::with_capacity(keys.len() * 9 / 8);
     for (n, k) in keys.iter().enumerate() {
         slots.push(Some((*k, acu(n))));
-        if bubble_every > 0 && rng.next_u64() % bubble_every == 0 {
+        if bubble_every > 0 && rng.next_u64().is_multiple_of(bubble_every) {
             for _ in 0..1 + rng.next_u64() % 4 {
                 slots.push(None);
             }
@@ -281,7 +281,7 @@ fn adversarial(packets: usize, seed: u64, fresh_every: u64) -> Vec<FlowKey> {
     for _ in 0..packets {
         let gap = 1 + (rng.next_u64() % 16) as usize;
         let k = match trace.len().checked_sub(gap) {
-            Some(i) if rng.next_u64() % fresh_every != 0 => trace[i],
+            Some(i) if !rng.next_u64().is_multiple_of(fresh_every) => trace[i],
             _ => rng.next_key(),
         };
         trace.push(k);
