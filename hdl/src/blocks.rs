@@ -63,6 +63,11 @@ pub const BLOCKS: &[BlockDef] = &[
         verilog: || flow::to_verilog("encoder", &mut arith::encoder::encoder16()),
     },
     BlockDef {
+        name: "decoder",
+        about: "multiplicative decoder (1+eps)^(2 alpha) = exp2(alpha * C_fx), eps=0.0025, 16-bit codes, 64-bit out (1 RAMB18), latency 6",
+        verilog: || flow::to_verilog("decoder", &mut arith::decoder::decoder16()),
+    },
+    BlockDef {
         name: "delay_bin",
         about: "SuMax delay bin of a 32-bit delay (NIC rule: octaves from 1 us, 8 cells; 1 RAMB18), latency 7",
         verilog: || flow::to_verilog("delay_bin", &mut arith::delay_bin::delay_bin32()),

@@ -116,3 +116,16 @@ fn encoder_and_delay_bin_synthesize_for_xc7_with_one_ramb18() {
         assert!(r.lut > 0 && r.lut <= max_lut && r.ff > 0, "{name}: {r:?}");
     }
 }
+
+/// `hdl-synth decoder`: one exp2 table (1 RAMB18), `alpha * C_fx` as a shift-and-add tree
+/// without DSPs, no latches.
+#[test]
+fn decoder_synthesizes_for_xc7_with_one_ramb18() {
+    let dir = out_dir("synth-arith-decoder");
+    let v = blocks::generate("decoder", &dir).unwrap();
+    let r = synth::synth(&v, "decoder", &flow::module_name("decoder"), &dir.join("synth"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", r.table_row());
+    assert_eq!((r.ramb18, r.ramb36, r.dsp48), (1, 0, 0), "{r:?}");
+    assert!(r.lut > 0 && r.lut <= 800 && r.ff > 0, "{r:?}");
+}

@@ -19,11 +19,13 @@
 //! | [`mul_direct`] | `mul_direct` (direct product table) | 6 |
 //! | [`div_direct`] | `div_direct` (direct quotient table) | 6 |
 //! | [`encoder`] | `encode_fx` (half-up and LFSR-randomized rounding) | 8 |
+//! | [`decoder`] | `decode_fx` (`exp2(alpha * C_fx)`) | 6 |
 //! | [`delay_bin`] | SuMax `delay_bin` (log-spaced delay bins) | 7 |
 //! | [`constmul`] | `a * K` for a constant `K` (shift-and-add tree, shared by encoder and delay bins) | 2 |
 use rust_hdl::prelude::*;
 
 pub mod constmul;
+pub mod decoder;
 pub mod delay_bin;
 pub mod div;
 pub mod div_direct;
