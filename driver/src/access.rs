@@ -96,7 +96,7 @@ pub trait RegisterAccess {
 
 /// Checks that `len` bytes at `offset` are aligned and inside a BAR of `bar_size` bytes.
 pub fn check_range(bar_size: u64, offset: u32, len: u64) -> Result<(), AccessError> {
-    if offset % 4 != 0 {
+    if !offset.is_multiple_of(4) {
         return Err(AccessError::Misaligned { offset: offset as u64 });
     }
     if offset as u64 + len > bar_size {

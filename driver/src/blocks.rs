@@ -238,7 +238,7 @@ pub fn enumerate<A: RegisterAccess + ?Sized>(dev: &mut A) -> Result<Vec<BlockHea
         if next == 0 {
             return Ok(out);
         }
-        if next % 4 != 0 {
+        if !next.is_multiple_of(4) {
             return Err(BlockError::Misaligned { at, next });
         }
         if next as u64 + header::BODY as u64 > bar_size {

@@ -4,4 +4,6 @@ pub mod access;
 pub mod backend;
 pub mod blocks;
 pub mod discover;
+pub mod emulated;
+pub mod readout;
 pub mod snapshot;

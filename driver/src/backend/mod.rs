@@ -108,7 +108,7 @@ pub(crate) struct MmapBar {
 impl MmapBar {
     /// Maps the first `len` bytes of `file` read-write and shared.
     pub(crate) fn map(file: &File, len: u64, path: &Path) -> Result<Self, OpenError> {
-        if len == 0 || len % 4 != 0 || len > 1 << 32 {
+        if len == 0 || !len.is_multiple_of(4) || len > 1 << 32 {
             return Err(OpenError::BadSize { path: path.to_owned(), len });
         }
         // SAFETY: the mapping is shared with the device (or the file's other users); every

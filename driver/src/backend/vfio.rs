@@ -85,7 +85,7 @@ impl VfioBar {
             path: dir.join(format!("resource{bar}")),
         })?;
         let len = owning.len();
-        if len == 0 || len % 4 != 0 || len > 1 << 32 {
+        if len == 0 || !len.is_multiple_of(4) || len > 1 << 32 {
             return Err(OpenError::BadSize { path: dir.join(format!("resource{bar}")), len });
         }
         let region: Box<dyn PciRegion> = if owning.is_mappable() {

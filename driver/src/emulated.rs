@@ -1,0 +1,333 @@
+//! `EmulatedNic`: a register-level emulation of the SmartNIC's BAR **for driver tests**.
+//!
+//! It is *not* the simulated NIC: no packet is parsed, no hash computed, no counter
+//! incremented by traffic. The simulated NIC is the Verilator model of the generated
+//! Verilog in `sim-tb`, which implements the same [`RegisterAccess`] trait. This double
+//! only gives the driver a device with the contract's register map (built from
+//! [`Layout`]), two banks per readout window with the epoch block's SWAP/CLEAR semantics,
+//! counters a test puts into the active bank by hand, and hooks that inject the faults the
+//! readout must survive:
+//!
+//! | hook | what the device does |
+//! |---|---|
+//! | [`vanish_after_reads`](EmulatedNic::vanish_after_reads) | after n more reads, every read returns all ones (surprise removal) |
+//! | [`tear_next_readouts`](EmulatedNic::tear_next_readouts) | SEQUENCE moves while the windows are read (a concurrent swap or clear) |
+//! | [`stick_swap`](EmulatedNic::stick_swap), [`stick_clear`](EmulatedNic::stick_clear) | SWAP_PENDING / CLEAR_BUSY never drop |
+//! | [`poke`](EmulatedNic::poke) | overwrite any register, e.g. a block's NEXT pointer to corrupt the chain |
+//!
+//! Semantics (from `smartnic_contract::regs::epoch`): writing SWAP sets SWAP_PENDING for
+//! [`latency`](EmulatedNic::latency) STATUS reads, then exchanges the banks, moves
+//! ACTIVE_PACKETS to IDLE_PACKETS, increments EPOCH and SEQUENCE. CLEAR sets CLEAR_BUSY for
+//! as long, then zeroes the idle bank and IDLE_PACKETS and increments SEQUENCE. The readout
+//! windows show the idle bank; CONTROL reads as 0.
+
+use crate::access::{check_range, AccessError, RegisterAccess};
+use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::regs::layout::FirmwareInfo;
+use smartnic_contract::regs::{block_type, epoch, tower, Layout, DEVICE_GONE};
+
+/// Register-level emulation of the SmartNIC BAR for driver tests (see the module docs).
+pub struct EmulatedNic {
+    regs: Vec<u32>,
+    layout: Layout,
+    /// Readout windows: (first word index, words), Tower arrays then SuMax arrays.
+    windows: Vec<(usize, usize)>,
+    /// The active bank of every window (the idle bank lives in `regs`).
+    active: Vec<Vec<u32>>,
+    epoch_base: u32,
+    mode_reg: u32,
+    epoch: u32,
+    sequence: u32,
+    idle_packets: u64,
+    active_packets: u64,
+    swap_left: Option<u32>,
+    clear_left: Option<u32>,
+    /// STATUS reads a swap or clear stays pending/busy (0: done by the first read).
+    pub latency: u32,
+    reads: u64,
+    vanish_at: Option<u64>,
+    tears: u32,
+    stuck_swap: bool,
+    stuck_clear: bool,
+}
+
+impl EmulatedNic {
+    /// A device with these geometries in its power-on state: epoch 0, both banks zero.
+    pub fn new(fw: FirmwareInfo, t: &TowerGeometry, s: &SuMaxGeometry) -> Self {
+        let layout = Layout::new(t, s);
+        let mut regs = vec![0u32; layout.bar_size as usize / 4];
+        for (o, v) in layout.constant_registers(fw, t, s) {
+            regs[o as usize / 4] = v;
+        }
+        let windows: Vec<(usize, usize)> = layout
+            .tower_windows
+            .iter()
+            .chain(&layout.sumax_windows)
+            .map(|w| (w.base as usize / 4, w.size as usize / 4))
+            .collect();
+        let active = windows.iter().map(|&(_, n)| vec![0; n]).collect();
+        let epoch_base = layout.block(block_type::EPOCH).expect("layout has an epoch block").base;
+        let mode_reg = layout.block(block_type::TOWER).expect("layout has a tower block").base + tower::MODE;
+        EmulatedNic {
+            regs,
+            layout,
+            windows,
+            active,
+            epoch_base,
+            mode_reg,
+            epoch: 0,
+            sequence: 0,
+            idle_packets: 0,
+            active_packets: 0,
+            swap_left: None,
+            clear_left: None,
+            latency: 2,
+            reads: 0,
+            vanish_at: None,
+            tears: 0,
+            stuck_swap: false,
+            stuck_clear: false,
+        }
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Number of TowerSketch windows; window `i >= tower_arrays()` is SuMax array
+    /// `i - tower_arrays()`.
+    pub fn tower_arrays(&self) -> usize {
+        self.layout.tower_windows.len()
+    }
+
+    /// The active bank of window `i` (what the next readout will return after its swap).
+    pub fn active_mut(&mut self, window: usize) -> &mut [u32] {
+        &mut self.active[window]
+    }
+
+    /// The idle bank of window `i` (what the windows show now).
+    pub fn idle(&self, window: usize) -> &[u32] {
+        let (base, n) = self.windows[window];
+        &self.regs[base..base + n]
+    }
+
+    pub fn set_active_packets(&mut self, packets: u64) {
+        self.active_packets = packets;
+    }
+
+    pub fn set_mode(&mut self, mode: InsertMode) {
+        self.regs[self.mode_reg as usize / 4] = mode as u32;
+    }
+
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    pub fn sequence(&self) -> u32 {
+        self.sequence
+    }
+
+    pub fn idle_packets(&self) -> u64 {
+        self.idle_packets
+    }
+
+    /// Reads served so far.
+    pub fn reads(&self) -> u64 {
+        self.reads
+    }
+
+    /// Overwrites a register (any offset, bypassing the write semantics).
+    pub fn poke(&mut self, offset: u32, value: u32) {
+        self.regs[offset as usize / 4] = value;
+    }
+
+    /// Fault: after `n` more reads the device is gone and every read returns all ones.
+    pub fn vanish_after_reads(&mut self, n: u64) {
+        self.vanish_at = Some(self.reads + n);
+    }
+
+    /// Fault: during each of the next `n` readouts, SEQUENCE moves while the windows are
+    /// read (as if another agent swapped or cleared): bumped on the read of the first
+    /// window's first word, at most `n` times in all.
+    pub fn tear_next_readouts(&mut self, n: u32) {
+        self.tears = n;
+    }
+
+    /// Fault: a SWAP never completes (SWAP_PENDING stays set).
+    pub fn stick_swap(&mut self) {
+        self.stuck_swap = true;
+    }
+
+    /// Fault: a CLEAR never completes (CLEAR_BUSY stays set).
+    pub fn stick_clear(&mut self) {
+        self.stuck_clear = true;
+    }
+
+    fn status(&self) -> u32 {
+        let mut s = 0;
+        if self.swap_left.is_some() {
+            s |= epoch::STATUS_SWAP_PENDING;
+        }
+        if self.clear_left.is_some() {
+            s |= epoch::STATUS_CLEAR_BUSY;
+        }
+        s
+    }
+
+    /// One STATUS read's worth of progress on pending operations.
+    fn tick(&mut self) {
+        if let Some(left) = self.swap_left {
+            if left == 0 && !self.stuck_swap {
+                self.swap_left = None;
+                self.swap();
+            } else if left > 0 {
+                self.swap_left = Some(left - 1);
+            }
+        }
+        if let Some(left) = self.clear_left {
+            if left == 0 && !self.stuck_clear {
+                self.clear_left = None;
+                self.clear();
+            } else if left > 0 {
+                self.clear_left = Some(left - 1);
+            }
+        }
+    }
+
+    fn swap(&mut self) {
+        for (w, &(base, n)) in self.active.iter_mut().zip(&self.windows) {
+            w.swap_with_slice(&mut self.regs[base..base + n]);
+        }
+        self.idle_packets = std::mem::take(&mut self.active_packets);
+        self.epoch = self.epoch.wrapping_add(1);
+        self.sequence = self.sequence.wrapping_add(1);
+    }
+
+    fn clear(&mut self) {
+        for &(base, n) in &self.windows {
+            self.regs[base..base + n].fill(0);
+        }
+        self.idle_packets = 0;
+        self.sequence = self.sequence.wrapping_add(1);
+    }
+
+    fn live(&self, offset: u32) -> Option<u32> {
+        let rel = offset.checked_sub(self.epoch_base)?;
+        Some(match rel {
+            epoch::CONTROL => 0,
+            epoch::STATUS => self.status(),
+            epoch::EPOCH => self.epoch,
+            epoch::SEQUENCE => self.sequence,
+            epoch::IDLE_PACKETS => self.idle_packets as u32,
+            r if r == epoch::IDLE_PACKETS + 4 => (self.idle_packets >> 32) as u32,
+            epoch::ACTIVE_PACKETS => self.active_packets as u32,
+            r if r == epoch::ACTIVE_PACKETS + 4 => (self.active_packets >> 32) as u32,
+            _ => return None,
+        })
+    }
+}
+
+impl RegisterAccess for EmulatedNic {
+    fn bar_size(&self) -> u64 {
+        self.layout.bar_size as u64
+    }
+
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        check_range(self.bar_size(), offset, 4)?;
+        self.reads += 1;
+        if self.vanish_at.is_some_and(|at| self.reads > at) {
+            return Ok(DEVICE_GONE);
+        }
+        if offset == self.epoch_base + epoch::STATUS {
+            self.tick();
+        }
+        let word = offset as usize / 4;
+        if self.tears > 0 && self.windows.first().is_some_and(|&(base, _)| base == word) {
+            self.tears -= 1;
+            self.sequence = self.sequence.wrapping_add(1);
+        }
+        Ok(self.live(offset).unwrap_or(self.regs[word]))
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        check_range(self.bar_size(), offset, 4)?;
+        if self.vanish_at.is_some_and(|at| self.reads >= at) {
+            return Ok(()); // posted writes to a lost device vanish silently
+        }
+        if offset == self.epoch_base + epoch::CONTROL {
+            if value & epoch::CONTROL_SWAP != 0 && self.swap_left.is_none() {
+                self.swap_left = Some(self.latency);
+                if self.latency == 0 && !self.stuck_swap {
+                    self.swap_left = None;
+                    self.swap();
+                }
+            }
+            if value & epoch::CONTROL_CLEAR != 0 && self.clear_left.is_none() {
+                self.clear_left = Some(self.latency);
+                if self.latency == 0 && !self.stuck_clear {
+                    self.clear_left = None;
+                    self.clear();
+                }
+            }
+        } else if offset == self.mode_reg {
+            self.regs[offset as usize / 4] = value;
+        }
+        // Everything else is read-only.
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nic() -> EmulatedNic {
+        EmulatedNic::new(
+            FirmwareInfo::default(),
+            &TowerGeometry::from_widths_depths(&[(8, 8), (16, 4)]),
+            &SuMaxGeometry::with_depth(1, 2),
+        )
+    }
+
+    #[test]
+    fn swap_exchanges_banks_after_the_latency_and_clear_zeroes_the_idle_one() {
+        let mut n = nic();
+        let e = n.epoch_base;
+        n.active_mut(0)[3] = 42;
+        n.set_active_packets(7);
+        n.write32(e + epoch::CONTROL, epoch::CONTROL_SWAP).unwrap();
+        assert_eq!(n.read32(e + epoch::STATUS).unwrap(), epoch::STATUS_SWAP_PENDING);
+        assert_eq!(n.read32(e + epoch::STATUS).unwrap(), epoch::STATUS_SWAP_PENDING);
+        assert_eq!(n.read32(e + epoch::STATUS).unwrap(), 0);
+        assert_eq!((n.epoch(), n.sequence(), n.idle_packets()), (1, 1, 7));
+        let w0 = n.layout().tower_windows[0].base;
+        assert_eq!(n.read32(w0 + 12).unwrap(), 42);
+        assert_eq!(n.read64(e + epoch::IDLE_PACKETS).unwrap(), 7);
+        n.write32(w0 + 12, 5).unwrap();
+        assert_eq!(n.read32(w0 + 12).unwrap(), 42, "windows are read-only");
+        n.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR).unwrap();
+        while n.read32(e + epoch::STATUS).unwrap() != 0 {}
+        assert_eq!(n.idle(0), &[0; 8]);
+        assert_eq!((n.sequence(), n.idle_packets()), (2, 0));
+    }
+
+    #[test]
+    fn faults() {
+        let mut n = nic();
+        let e = n.epoch_base;
+        n.stick_swap();
+        n.write32(e + epoch::CONTROL, epoch::CONTROL_SWAP).unwrap();
+        for _ in 0..100 {
+            assert_eq!(n.read32(e + epoch::STATUS).unwrap(), epoch::STATUS_SWAP_PENDING);
+        }
+        n.vanish_after_reads(1);
+        assert_ne!(n.read32(0).unwrap(), DEVICE_GONE);
+        assert_eq!(n.read32(0).unwrap(), DEVICE_GONE);
+        let mut n = nic();
+        n.tear_next_readouts(1);
+        let w0 = n.layout().tower_windows[0].base;
+        n.read32(w0).unwrap();
+        n.read32(w0).unwrap();
+        assert_eq!(n.sequence(), 1);
+    }
+}

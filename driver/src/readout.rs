@@ -1,0 +1,343 @@
+//! The readout protocol: swap banks, read the idle bank consistently, clear it, and turn
+//! the window words into a [`Snapshot`].
+//!
+//! ```text
+//! STATUS                      wait until no swap/clear is in progress
+//! SEQUENCE -> s0
+//! CONTROL  <- SWAP            poll STATUS until SWAP_PENDING drops (timeout)
+//! repeat up to 1 + max_retries times:
+//!   SEQUENCE -> s1            (s1 == s0 on the first pass: the swap did nothing)
+//!   EPOCH    -> active epoch  (the idle bank holds epoch - 1)
+//!   every window              (read_block, one 32-bit read per counter)
+//!   IDLE_PACKETS (64-bit)
+//!   SEQUENCE -> s2, STATUS    (all ones: device gone; s2 != s1: torn, read again)
+//! pack the words (each must fit its counter width)
+//! CONTROL  <- CLEAR           poll STATUS until CLEAR_BUSY drops (timeout)
+//! ```
+//!
+//! A readout either returns a snapshot that is exactly the idle bank of one epoch, or an
+//! error; [`read_snapshot_to_file`] writes the file only after success.
+
+use crate::access::{AccessError, Counting, RegisterAccess};
+use crate::blocks::DeviceMap;
+use crate::snapshot::{packed_len, Section, Snapshot, SnapshotError};
+use smartnic_contract::geometry::marker;
+use smartnic_contract::regs::epoch;
+use smartnic_contract::snapshot::source;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+/// How a readout behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadoutConfig {
+    /// `smartnic_contract::snapshot::source::HARDWARE` or `SIMULATOR`: what the caller opened.
+    pub source: u8,
+    /// How long a swap or clear may stay pending before the readout gives up.
+    pub poll_timeout: Duration,
+    /// Extra passes over the windows when SEQUENCE moved during one (a torn snapshot).
+    pub max_retries: u32,
+    /// Clear the idle bank after a successful read (the normal case).
+    pub clear: bool,
+}
+
+impl Default for ReadoutConfig {
+    fn default() -> Self {
+        ReadoutConfig {
+            source: source::HARDWARE,
+            poll_timeout: Duration::from_secs(1),
+            max_retries: 3,
+            clear: true,
+        }
+    }
+}
+
+/// Why a readout produced no snapshot.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadoutError {
+    /// Includes [`AccessError::DeviceGone`]: a read of all ones where it is impossible.
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error(
+        "{what} did not complete within {waited:?} (STATUS {status:#x}): the epoch engine is \
+         stuck; reload the bitstream or reset the card"
+    )]
+    Timeout { what: &'static str, waited: Duration, status: u32 },
+    #[error("STATUS read {status:#010x}, which has reserved bits set: not a SmartNIC epoch block, or a broken one")]
+    BadStatus { status: u32 },
+    #[error("SWAP completed but SEQUENCE stayed at {sequence}: the banks were not swapped (is this a real device?)")]
+    SwapIgnored { sequence: u32 },
+    #[error(
+        "torn snapshot: SEQUENCE moved during each of {tries} reads of the idle bank (last \
+         {before} -> {after}); another process is swapping or clearing this device"
+    )]
+    Torn { tries: u32, before: u32, after: u32 },
+    #[error(
+        "{window} counter {index} read {value:#x}, above the largest {width}-bit value: a failed \
+         read or a corrupt readout window; no snapshot written"
+    )]
+    CounterOutOfRange { window: String, index: usize, value: u32, width: u8 },
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+}
+
+/// What one readout cost on the bus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadoutStats {
+    /// 32-bit register reads: each a non-posted PCIe read (~1 us round trip).
+    pub reads: u64,
+    /// 32-bit register writes (posted).
+    pub writes: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Words of the readout windows per pass.
+    pub window_words: u64,
+    /// STATUS reads spent waiting for the swap and the clear.
+    pub status_polls: u64,
+    /// Passes repeated because SEQUENCE moved.
+    pub retries: u32,
+    /// Wall-clock time of the readout.
+    pub elapsed: Duration,
+}
+
+impl ReadoutStats {
+    /// Time the reads take at `per_read` each (writes are posted and cost ~nothing).
+    pub fn mmio_time(&self, per_read: Duration) -> Duration {
+        per_read * u32::try_from(self.reads).unwrap_or(u32::MAX)
+    }
+}
+
+/// Register reads of one clean readout besides the windows: STATUS, SEQUENCE, one STATUS
+/// poll for the swap, SEQUENCE, EPOCH, IDLE_PACKETS (3), SEQUENCE, STATUS, one STATUS poll
+/// for the clear.
+pub const FIXED_READS: u64 = 11;
+/// Register writes of one readout: SWAP and CLEAR.
+pub const FIXED_WRITES: u64 = 2;
+
+/// Reads one clean readout of `map` needs when the swap and the clear complete by their
+/// first STATUS poll: every window word once, plus [`FIXED_READS`]. Each extra poll or
+/// retry adds to it.
+pub fn min_reads(map: &DeviceMap) -> u64 {
+    map.window_words() + FIXED_READS
+}
+
+/// Runs the readout protocol on `dev` and returns the idle bank as a snapshot.
+pub fn read_snapshot<A: RegisterAccess + ?Sized>(
+    dev: &mut A,
+    map: &DeviceMap,
+    cfg: &ReadoutConfig,
+) -> Result<(Snapshot, ReadoutStats), ReadoutError> {
+    let start = Instant::now();
+    let mut d = Counting::new(dev);
+    let mut stats = ReadoutStats { window_words: map.window_words(), ..Default::default() };
+    let result = run(&mut d, map, cfg, &mut stats);
+    stats.reads = d.count.reads;
+    stats.writes = d.count.writes;
+    stats.bytes_read = d.count.bytes_read();
+    stats.bytes_written = d.count.bytes_written();
+    stats.elapsed = start.elapsed();
+    result.map(|s| (s, stats))
+}
+
+/// [`read_snapshot`], then writes the snapshot to `path` (atomically). Nothing is written
+/// when the readout fails.
+pub fn read_snapshot_to_file<A: RegisterAccess + ?Sized>(
+    dev: &mut A,
+    map: &DeviceMap,
+    cfg: &ReadoutConfig,
+    path: &Path,
+) -> Result<(Snapshot, ReadoutStats), ReadoutError> {
+    let (snap, stats) = read_snapshot(dev, map, cfg)?;
+    snap.write_file(path)?;
+    Ok((snap, stats))
+}
+
+fn run<A: RegisterAccess + ?Sized>(
+    d: &mut Counting<&mut A>,
+    map: &DeviceMap,
+    cfg: &ReadoutConfig,
+    stats: &mut ReadoutStats,
+) -> Result<Snapshot, ReadoutError> {
+    let e = map.epoch;
+    let busy = epoch::STATUS_SWAP_PENDING | epoch::STATUS_CLEAR_BUSY;
+    stats.status_polls += poll(d, e, busy, "a swap or clear started by someone else", cfg.poll_timeout)? - 1;
+    let s0 = d.read32(e + epoch::SEQUENCE)?;
+    d.write32(e + epoch::CONTROL, epoch::CONTROL_SWAP)?;
+    stats.status_polls += poll(d, e, epoch::STATUS_SWAP_PENDING, "SWAP", cfg.poll_timeout)?;
+    let time_ns = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |t| t.as_nanos() as u64);
+    let windows = map.windows();
+    let mut words: Vec<Vec<u32>> = windows.iter().map(|w| vec![0; w.1 as usize / 4]).collect();
+    let mut last = (s0, s0);
+    for pass in 0..=cfg.max_retries {
+        let s1 = d.read32(e + epoch::SEQUENCE)?;
+        if pass == 0 && s1 == s0 {
+            live_status(d, e)?;
+            return Err(ReadoutError::SwapIgnored { sequence: s1 });
+        }
+        let active = d.read32(e + epoch::EPOCH)?;
+        for ((base, _, _), buf) in windows.iter().zip(&mut words) {
+            d.read_block(*base, buf)?;
+        }
+        let packets = d.read64(e + epoch::IDLE_PACKETS)?;
+        let s2 = d.read32(e + epoch::SEQUENCE)?;
+        live_status(d, e)?;
+        if s2 != s1 {
+            last = (s1, s2);
+            stats.retries += 1;
+            continue;
+        }
+        let snap = build(map, cfg.source, active.wrapping_sub(1) as u64, time_ns, packets, &words)?;
+        if cfg.clear {
+            d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;
+            stats.status_polls += poll(d, e, epoch::STATUS_CLEAR_BUSY, "CLEAR", cfg.poll_timeout)?;
+        }
+        return Ok(snap);
+    }
+    Err(ReadoutError::Torn { tries: cfg.max_retries + 1, before: last.0, after: last.1 })
+}
+
+/// Reads STATUS: all ones is a lost device, other reserved bits a broken block.
+fn live_status<A: RegisterAccess + ?Sized>(d: &mut A, e: u32) -> Result<u32, ReadoutError> {
+    let s = d.read32_live(e + epoch::STATUS)?;
+    if s & !(epoch::STATUS_SWAP_PENDING | epoch::STATUS_CLEAR_BUSY) != 0 {
+        return Err(ReadoutError::BadStatus { status: s });
+    }
+    Ok(s)
+}
+
+/// Polls STATUS until none of `bits` is set; returns the number of reads.
+fn poll<A: RegisterAccess + ?Sized>(
+    d: &mut A,
+    e: u32,
+    bits: u32,
+    what: &'static str,
+    timeout: Duration,
+) -> Result<u64, ReadoutError> {
+    let start = Instant::now();
+    let mut polls = 0;
+    loop {
+        let s = live_status(d, e)?;
+        polls += 1;
+        if s & bits == 0 {
+            return Ok(polls);
+        }
+        let waited = start.elapsed();
+        if waited > timeout {
+            return Err(ReadoutError::Timeout { what, waited, status: s });
+        }
+        if polls.is_multiple_of(1024) {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Packs the window words into snapshot sections, checking every counter fits its width.
+fn build(
+    map: &DeviceMap,
+    source: u8,
+    epoch: u64,
+    time_ns: u64,
+    packets: u64,
+    words: &[Vec<u32>],
+) -> Result<Snapshot, ReadoutError> {
+    let mut sections = Vec::new();
+    let mut next = words.iter();
+    if let Some(t) = &map.tower {
+        let mut arrays = Vec::new();
+        for (i, a) in t.geometry.arrays.iter().enumerate() {
+            let w = next.next().expect("one window per tower array");
+            let bytes = pack(w, &[a.width], &format!("towersketch array {i}"))?;
+            debug_assert_eq!(bytes.len(), packed_len(a.depth, a.width as u64));
+            arrays.push(bytes);
+        }
+        sections.push(Section::Tower { geometry: t.geometry.clone(), mode: t.mode, arrays });
+    }
+    if let Some(s) = &map.sumax {
+        let widths = s.geometry.cell_widths();
+        let mut arrays = Vec::new();
+        for i in 0..s.windows.len() {
+            let w = next.next().expect("one window per sumax array");
+            let bytes = pack(w, &widths, &format!("sumax array {i}"))?;
+            debug_assert_eq!(bytes.len(), packed_len(s.geometry.depth, s.geometry.bucket_bits()));
+            arrays.push(bytes);
+        }
+        sections.push(Section::SuMax { geometry: s.geometry.clone(), arrays });
+    }
+    Ok(Snapshot { source, epoch, time_ns, firmware: map.firmware, packets, sections })
+}
+
+/// Packs `words` LSB-first, word `i` taking `widths[i % widths.len()]` bits (the snapshot
+/// layout: Tower counter `i` at bit `i * w`, SuMax bucket `b` cell `c` after the cells
+/// before it). A word above its width's maximum is an error (the readout checks that the
+/// device is still there before packing, so this is a failed read or a corrupt window).
+pub fn pack(words: &[u32], widths: &[u8], window: &str) -> Result<Vec<u8>, ReadoutError> {
+    let bits: u64 = words.len() as u64 / widths.len() as u64 * widths.iter().map(|&w| w as u64).sum::<u64>();
+    let mut out = Vec::with_capacity(bits.div_ceil(8) as usize);
+    let (mut acc, mut n) = (0u64, 0u32);
+    for (i, (&v, &w)) in words.iter().zip(widths.iter().cycle()).enumerate() {
+        if v > marker(w) {
+            return Err(ReadoutError::CounterOutOfRange {
+                window: window.to_owned(),
+                index: i,
+                value: v,
+                width: w,
+            });
+        }
+        acc |= (v as u64) << n;
+        n += w as u32;
+        while n >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            n -= 8;
+        }
+    }
+    if n > 0 {
+        out.push(acc as u8);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unpacks like `host::sketch::packed` (an independent bit-by-bit reading).
+    fn get(bytes: &[u8], off: u64, width: u8) -> u32 {
+        (0..width as u64).fold(0, |v, b| {
+            let bit = off + b;
+            v | (((bytes[(bit / 8) as usize] >> (bit % 8)) & 1) as u32) << b
+        })
+    }
+
+    #[test]
+    fn pack_is_lsb_first_for_any_width() {
+        for w in [1u8, 2, 3, 5, 8, 12, 16, 31, 32] {
+            let words: Vec<u32> = (0..37u32).map(|i| i.wrapping_mul(2_654_435_761) & marker(w)).collect();
+            let bytes = pack(&words, &[w], "t").unwrap();
+            assert_eq!(bytes.len(), packed_len(37, w as u64));
+            for (i, &v) in words.iter().enumerate() {
+                assert_eq!(get(&bytes, i as u64 * w as u64, w), v, "width {w} counter {i}");
+            }
+        }
+        assert_eq!(pack(&[0x1, 0x2], &[4], "t").unwrap(), vec![0x21]);
+    }
+
+    #[test]
+    fn pack_mixed_cells_in_bucket_order() {
+        let widths = [32u8, 16, 16, 32, 32];
+        let words: Vec<u32> = (0..10).map(|i| 1000 + i).collect();
+        let bytes = pack(&words, &widths, "s").unwrap();
+        assert_eq!(bytes.len(), packed_len(2, 128));
+        assert_eq!(get(&bytes, 0, 32), 1000);
+        assert_eq!(get(&bytes, 32, 16), 1001);
+        assert_eq!(get(&bytes, 128 + 48, 16), 1007);
+    }
+
+    #[test]
+    fn pack_rejects_values_wider_than_the_counter() {
+        let e = pack(&[1, 256], &[8], "towersketch array 0").unwrap_err();
+        assert!(matches!(e, ReadoutError::CounterOutOfRange { index: 1, value: 256, width: 8, .. }), "{e}");
+        assert!(e.to_string().contains("towersketch array 0 counter 1"));
+        // 32-bit counters may hold all ones (the overflow marker).
+        assert!(pack(&[u32::MAX], &[32], "t").is_ok());
+    }
+}
