@@ -6,7 +6,7 @@ use smartnic_driver::backend::FileBar;
 use smartnic_driver::blocks::{BlockError, DeviceMap};
 use smartnic_driver::contract::geometry::{marker, InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_driver::contract::regs::layout::FirmwareInfo;
-use smartnic_driver::contract::regs::{header, DEVICE_GONE};
+use smartnic_driver::contract::regs::{epoch, header, DEVICE_GONE};
 use smartnic_driver::contract::snapshot::source;
 use smartnic_driver::emulated::EmulatedNic;
 use smartnic_driver::readout::{
@@ -297,6 +297,11 @@ fn a_plain_file_bar_has_no_epoch_engine_and_says_so() {
     let out = dir.path().join("epoch.snap");
     let e = read_snapshot_to_file(&mut bar, &map, &cfg(), &out).map(|_| ()).unwrap_err();
     assert!(matches!(e, ReadoutError::SwapIgnored { sequence: 0 }), "{e}");
+    assert!(!out.exists());
+    // STATUS with reserved bits set is not an epoch block this driver understands.
+    bar.write32(map.epoch + epoch::STATUS, 0x100).unwrap();
+    let e = read_snapshot_to_file(&mut bar, &map, &cfg(), &out).map(|_| ()).unwrap_err();
+    assert!(matches!(e, ReadoutError::BadStatus { status: 0x100 }), "{e}");
     assert!(!out.exists());
     // A device that disappears under the file (all ones everywhere) is device gone.
     let len = bar.bar_size();

@@ -25,7 +25,7 @@ pub enum OpenError {
     Discover(#[from] DiscoverError),
     #[error(
         "no PCI device {bdf} ({} does not exist); list the SmartNICs with \
-         `lspci -d 10ee:` or `smartnic devices`, and check the BDF",
+         `lspci -D -d 10ee:` and check the BDF",
         path.display()
     )]
     NoDevice { bdf: String, path: PathBuf },

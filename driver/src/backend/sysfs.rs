@@ -123,7 +123,7 @@ mod tests {
         fake::device(root, "0000:04:00.0", (0x8086, 0x1572), Some("i40e"), None, 4096);
         let e = SysfsBar::open_in(root, "0000:05:00.0", 0).err().unwrap();
         assert!(matches!(e, OpenError::NoDevice { .. }), "{e}");
-        assert!(e.to_string().contains("lspci -d 10ee:"), "{e}");
+        assert!(e.to_string().contains("lspci -D -d 10ee:"), "{e}");
         let e = SysfsBar::open_in(root, "0000:03:00.0", 0).err().unwrap();
         assert!(matches!(e, OpenError::NoBar { bar: 0, .. }), "{e}");
         let e = SysfsBar::open_in(root, "0000:04:00.0", 0).err().unwrap();
