@@ -67,14 +67,16 @@ pub mod epoch {
     pub const CONTROL: u32 = 0x10;
     pub const CONTROL_SWAP: u32 = 1 << 0;
     pub const CONTROL_CLEAR: u32 = 1 << 1;
-    /// Bit 0 SWAP_PENDING (draining in-flight packets), bit 1 CLEAR_BUSY.
+    /// Bit 0 SWAP_PENDING (draining in-flight packets), bit 1 CLEAR_BUSY. The other bits
+    /// read 0, so a STATUS of all ones always means a lost device.
     pub const STATUS: u32 = 0x14;
     pub const STATUS_SWAP_PENDING: u32 = 1 << 0;
     pub const STATUS_CLEAR_BUSY: u32 = 1 << 1;
-    /// Number of the active epoch; the active bank is `EPOCH & 1`.
+    /// Number of the active epoch; the active bank is `EPOCH & 1`, and after a swap the
+    /// idle bank holds epoch `EPOCH - 1`. Wraps at 2^32.
     pub const EPOCH: u32 = 0x18;
-    /// Incremented by every completed swap and every completed clear: a readout that sees
-    /// the same value before and after read a consistent idle bank.
+    /// Incremented by every completed swap and every completed clear (wrapping at 2^32): a
+    /// readout that sees the same value before and after read a consistent idle bank.
     pub const SEQUENCE: u32 = 0x1C;
     /// Packets recorded in the idle bank's epoch (64-bit).
     pub const IDLE_PACKETS: u32 = 0x20;
@@ -95,7 +97,8 @@ pub mod crc {
 
 /// TowerSketch block body, then one array descriptor per array.
 pub mod tower {
-    /// Insertion mode (`InsertMode as u8`), writable: 0 CM, 2 ACU.
+    /// Insertion mode (`InsertMode as u8`), read/write: 0 CM, 2 ACU. Live state (not in
+    /// `Layout::constant_registers`); the hardware must make it readable.
     pub const MODE: u32 = 0x10;
     pub const ARRAYS: u32 = 0x14;
     pub const ARRAY0: u32 = 0x20;
