@@ -18,7 +18,8 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Why a back end could not be opened. Every message says what to do next.
+/// Why a back end could not be opened. Every message says what to do next; the OS error,
+/// where there is one, is the error's `source` (printed by `{:#}` and anyhow chains).
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error(transparent)]
@@ -43,7 +44,7 @@ pub enum OpenError {
     )]
     Permission { path: PathBuf },
     #[error(
-        "{bdf}: memory space is disabled and could not be enabled ({source}); as root run \
+        "{bdf}: memory space is disabled and could not be enabled; as root run \
          `echo 1 > {}` (or `setpci -s {bdf} COMMAND=0x02`)",
         path.display()
     )]
@@ -75,13 +76,13 @@ pub enum OpenError {
         path.display(), path.display()
     )]
     GroupPermission { path: PathBuf },
-    #[error("VFIO could not open {bdf}: {source}")]
+    #[error("VFIO could not open {bdf}")]
     Vfio {
         bdf: String,
         #[source]
         source: io::Error,
     },
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
         #[source]

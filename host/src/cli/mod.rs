@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod demo;
+pub mod device;
 pub mod eval;
 pub mod progress;
 pub mod report;
@@ -45,6 +46,18 @@ pub enum Command {
     Sketch(sketch::SketchCmd),
     /// The end-to-end demo: generate a trace, run the pipeline, read out and report.
     Demo(demo::DemoArgs),
+    /// List SmartNICs on the PCI bus, with driver binding, IOMMU group and what to do next.
+    Devices(device::DevicesArgs),
+    /// What a device's registers say: firmware, epoch, frame counters, blocks and windows.
+    #[command(
+        after_help = "Examples:\n  smartnic status --device 0000:03:00.0\n  smartnic status --device file:bar.img"
+    )]
+    Status(device::StatusArgs),
+    /// Swap epochs and read the idle bank out into a snapshot file.
+    #[command(
+        after_help = "Examples:\n  smartnic readout --device 0000:03:00.0 -o epoch.snap\n  smartnic readout --device 0000:03:00.0 --every 5s -o snaps/   (one snapshot per 5 s epoch)"
+    )]
+    Readout(device::ReadoutArgs),
     /// Score sketches and tasks against a trace's ground truth (the accuracy lab).
     Eval(eval::EvalArgs),
     /// Every measurement a snapshot file can answer: cardinality, distribution, entropy, delays.
@@ -57,6 +70,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Trace(cmd) => trace::run(cmd, cli.json),
         Command::Sketch(cmd) => sketch::run(cmd, cli.json),
         Command::Demo(args) => demo::run(args, cli.json),
+        Command::Devices(args) => device::devices(&args, cli.json),
+        Command::Status(args) => device::status(&args, cli.json),
+        Command::Readout(args) => device::readout(&args, cli.json),
         Command::Eval(args) => eval::run(args, cli.json),
         Command::Report(args) => report::run(args, cli.json),
     }

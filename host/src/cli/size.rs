@@ -1,4 +1,5 @@
-//! Memory sizes on the command line: `600KB` (10^3, as the papers count), `2MiB` (2^20).
+//! Sizes and durations on the command line: `600KB` (10^3, as the papers count), `2MiB`
+//! (2^20), `5s`, `500ms`.
 
 /// Parses `123`, `600K`, `600KB`, `2M`, `2MB`, `64KiB`, `2MiB` into bytes.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
@@ -17,9 +18,34 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     n.checked_mul(mult).filter(|&b| b > 0).ok_or_else(|| format!("size `{s}` out of range"))
 }
 
+/// Parses `500ms`, `5s`, `2m` into a duration.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().map_err(|_| format!("`{s}` is not a duration (try 5s or 500ms)"))?;
+    let ms = match unit {
+        "ms" => 1,
+        "s" | "" => 1_000,
+        "m" => 60_000,
+        _ => return Err(format!("unknown duration unit `{unit}` (use ms, s or m)")),
+    };
+    Ok(std::time::Duration::from_millis(n.saturating_mul(ms)))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_bytes;
+    use super::{parse_bytes, parse_duration};
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("5h").is_err());
+        assert!(parse_duration("s").is_err());
+    }
 
     #[test]
     fn units() {
