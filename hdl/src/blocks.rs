@@ -6,7 +6,7 @@ use crate::arith;
 use crate::flow;
 use crate::hash::HashUnit;
 use crate::sketch;
-use smartnic_contract::geometry::TowerGeometry;
+use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::hash::FAMILY;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +76,11 @@ pub const BLOCKS: &[BlockDef] = &[
         name: "tower",
         about: "TowerSketch pipeline, SketchINT FPGA geometry (8/16/32-bit x 2^16/2^15/2^14), CM + ACU, forwarding, readout port, latency 8",
         verilog: || flow::to_verilog("tower", &mut sketch::tower::TowerFpga::new(&TowerGeometry::sketchint_fpga())?),
+    },
+    BlockDef {
+        name: "sumax",
+        about: "SuMax pipeline, NIC geometry (3 x 2^13 buckets: 32-bit size, 8 x 16-bit delay cells, 32-bit max/last time), omega chains, forwarding, readout port, latency 8",
+        verilog: || flow::to_verilog("sumax", &mut sketch::sumax::SuMaxNic::new(&SuMaxGeometry::nic_default())?),
     },
     BlockDef {
         name: "tower_bare",

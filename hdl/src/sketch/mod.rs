@@ -4,9 +4,15 @@
 //! |---|---|
 //! | [`array`] | `CounterArray<W, A>`: one array, RMW with 3-deep forwarding, the CM/ACU (omega) step, readout port |
 //! | [`tower`] | `TowerPipeline`: 3 hash units + 3 staggered arrays, CM and ACU, bit-exact with `host::sketch::Tower` |
+//! | [`sumax`] | `SuMaxPipeline`: 3 hash units + 3 staggered SuMax arrays (size, delay, max cells), bit-exact with `host::sketch::SuMax` |
+//! | [`sumax_array`] | `SuMaxArray`: one SuMax array as one lane per cell (`CounterArray` sum lanes + `TimeCells`), readout by cell |
+//! | [`sumax_time`] | `TimeCells`: the max inter-arrival and last-arrival cells with the same forwarding |
 //! | [`bare`] | `BareTower`: read -> +1 -> write without forwarding, the Fmax reference of `scripts/bench-fmax` |
 pub mod array;
 pub mod bare;
+pub mod sumax;
+pub mod sumax_array;
+pub mod sumax_time;
 pub mod tower;
 
 use rust_hdl::prelude::*;
