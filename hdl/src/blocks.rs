@@ -87,6 +87,11 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "Fmax reference: the tower's three RAMs as bare read -> +1 -> write loops (no forwarding, no hash)",
         verilog: || flow::to_verilog("tower_bare", &mut sketch::bare::BareFpga::new()),
     },
+    BlockDef {
+        name: "parser",
+        about: "packet parser: AXI-Stream 64-bit (10G MAC), Eth/2 VLAN/shim/IPv4+opts/IPv6+ext/TCP/UDP, one descriptor per frame, latency 1",
+        verilog: || flow::to_verilog("parser", &mut crate::parser::Parser::new()),
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

@@ -1,0 +1,152 @@
+//! The generated parser under Verilator, frame by frame against the software model
+//! (`smartnic::trace::frame::parse_frame`): generated traces, structured random frames with
+//! defects, hand-made edge frames, all back to back with zero gaps (and once with random
+//! idle cycles), and the cycles per frame of back-to-back 64-byte frames.
+mod parser_util;
+
+use parser_util::frames::{edges, structured};
+use parser_util::{expect, feat, Frame, Harness, Rng};
+use smartnic::trace::gen::{generate, GenConfig, ShimConfig};
+use smartnic::trace::CaptureReader;
+use smartnic_hdl::parser::CLASS_IP;
+use std::time::Instant;
+
+/// Frames of a generated pcap (shim, IPv6, VLAN and non-IP fractions), read back with the
+/// host's capture reader.
+fn generated(seed: u64, packets: u64) -> Vec<Frame> {
+    let cfg = GenConfig {
+        seed,
+        packets,
+        flows: packets / 10,
+        ipv6: 0.3,
+        vlan: 0.3,
+        non_ip: 0.1,
+        shim: Some(ShimConfig { min_hops: 1, max_hops: 16, switches: 64, ..Default::default() }),
+        ..Default::default()
+    };
+    let mut pcap = Vec::new();
+    generate(&cfg, &mut pcap, None).unwrap();
+    let mut r = CaptureReader::new(std::io::Cursor::new(pcap)).unwrap();
+    let mut frames = Vec::new();
+    while let Some(f) = r.next_frame().unwrap() {
+        // The generator captures the headers (`data`) of a longer wire frame (`orig_len`):
+        // the captured bytes are what the parser sees.
+        assert!(f.orig_len as usize >= f.data.len());
+        frames.push(Frame::new(f.data.to_vec()));
+    }
+    frames
+}
+
+#[test]
+fn generated_traces_match_the_software_model() {
+    let mut h = Harness::new();
+    let start = Instant::now();
+    let mut none = Rng(0);
+    for seed in [1, 2] {
+        let frames = generated(seed, 15_000);
+        h.run(&frames, 0.0, &mut none);
+    }
+    h.check_counters();
+    let t = h.tally;
+    eprintln!("generated: {t:?} in {:.1} s", start.elapsed().as_secs_f64());
+    assert!(t.ip > 25_000 && t.non_ip > 2000, "{t:?}");
+    assert_eq!(t.cycles, t.beats, "zero gaps: one beat per clock");
+}
+
+#[test]
+fn structured_random_frames_match_the_software_model() {
+    let mut h = Harness::new();
+    let mut r = Rng(7);
+    let start = Instant::now();
+    let mut none = Rng(0);
+    let mut classes = [0u64; 4];
+    // IP verdicts per feature: every layer is exercised on frames that parse.
+    let mut ip_with = [0u64; feat::NAMES.len()];
+    for _ in 0..20 {
+        let frames: Vec<Frame> = (0..5000).map(|_| structured(&mut r)).collect();
+        for f in &frames {
+            let class = expect(f).0;
+            classes[class as usize] += 1;
+            for (i, n) in ip_with.iter_mut().enumerate() {
+                *n += (class == CLASS_IP && f.feat & (1 << i) != 0) as u64;
+            }
+        }
+        h.run(&frames, 0.0, &mut none);
+    }
+    // The same generator with idle cycles between beats (tvalid low, garbage on the bus).
+    let mut gaps = Rng(8);
+    let frames: Vec<Frame> = (0..10_000).map(|_| structured(&mut r)).collect();
+    h.run(&frames, 0.2, &mut gaps);
+    h.check_counters();
+    eprintln!("structured: {:?} classes {classes:?} in {:.1} s", h.tally, start.elapsed().as_secs_f64());
+    let cover: Vec<String> = feat::NAMES.iter().zip(&ip_with).map(|(n, c)| format!("{n} {c}")).collect();
+    eprintln!("IP frames with: {}", cover.join(", "));
+    assert!(ip_with.iter().all(|&c| c >= 200), "thin coverage: {}", cover.join(", "));
+    // Every outcome is well represented.
+    assert!(classes[1] > 30_000 && classes[2] > 3000 && classes[3] > 20_000, "{classes:?}");
+}
+
+#[test]
+fn edge_frames() {
+    let mut h = Harness::new();
+    let mut none = Rng(0);
+    let cases = edges();
+    for (name, f, class) in &cases {
+        assert_eq!(expect(f).0, *class, "software verdict on `{name}`");
+    }
+    // Each edge frame alone, then all of them back to back, twice (so every frame follows
+    // every kind of predecessor).
+    for (_, f, _) in &cases {
+        h.run(std::slice::from_ref(f), 0.0, &mut none);
+    }
+    let all: Vec<Frame> = cases.iter().chain(cases.iter().rev()).map(|c| c.1.clone()).collect();
+    h.run(&all, 0.0, &mut none);
+    h.check_counters();
+}
+
+#[test]
+fn back_to_back_64_byte_frames_take_8_cycles_each() {
+    let mut h = Harness::new();
+    let mut r = Rng(3);
+    let mut none = Rng(0);
+    let frames: Vec<Frame> = (0..10_000)
+        .map(|i| {
+            let mut f = parser_util::frames::eth(0, 0x0800);
+            f.extend(parser_util::frames::ipv4_hdr(17, 0, 30));
+            f.extend(parser_util::frames::udp());
+            f.extend(r.bytes(22));
+            f[26 + 3] = i as u8;
+            assert_eq!(f.len(), 64);
+            Frame::new(f)
+        })
+        .collect();
+    let rows = h.run(&frames, 0.0, &mut none);
+    h.check_counters();
+    let per_frame = rows as f64 / frames.len() as f64;
+    eprintln!(
+        "back-to-back 64-byte frames: {rows} cycles for {} frames = {per_frame} cycles/frame",
+        frames.len()
+    );
+    assert_eq!(rows, 8 * frames.len() as u64);
+    assert_eq!(h.tally.ip, frames.len() as u64);
+}
+
+/// Frames of 8192 beats or more are malformed (16-bit length, documented hardware rule);
+/// 8191 beats (65,528 bytes) still parse, and the parser goes on with the next frame.
+#[test]
+fn longest_frames() {
+    let mut h = Harness::new();
+    let mut none = Rng(0);
+    let mut ok = parser_util::frames::eth(0, 0x0800);
+    ok.extend(parser_util::frames::ipv4_hdr(17, 0, 8));
+    ok.extend(parser_util::frames::udp());
+    let short = Frame::new(ok.clone());
+    ok.resize(8191 * 8, 0xA5);
+    let mut long = Frame::new(ok.clone());
+    long.data.extend_from_slice(&[0xA5; 8]);
+    long.too_long = true;
+    let frames = [short.clone(), Frame::new(ok), short.clone(), long, short];
+    h.run(&frames, 0.0, &mut none);
+    h.check_counters();
+    assert_eq!((h.tally.ip, h.tally.malformed), (4, 1));
+}
