@@ -1,0 +1,21 @@
+//! `hdl-synth sumax`: Yosys `synth_xilinx -family xc7` of the SuMax pipeline at the NIC
+//! geometry (`SuMaxGeometry::nic_default()`: 3 x 2^13 buckets of 224 bits).
+use smartnic_hdl::{blocks, flow, synth};
+
+/// Three arrays of 2^13 x 224-bit buckets = 5.25 Mbit: each cell lane is `width / 4` RAMB36
+/// in 8K x 4 mode (8 + 8 x 4 + 8 + 8 = 56 per array, the minimum without parity bits), no
+/// latch, no DSP, no LUTRAM. Logic: three hash units (13 index bits each), 11 lanes of
+/// forwarding per array (comparators shared), two omega chains, the readout mux.
+#[test]
+fn sumax_synthesizes_for_xc7_within_budget() {
+    let name = "sumax";
+    let dir = flow::target_dir().join("hdl-test").join("synth-sumax");
+    let v = blocks::generate(name, &dir).unwrap();
+    flow::lint(&v, &flow::module_name(name)).unwrap_or_else(|e| panic!("{e}"));
+    let r = synth::synth(&v, name, &flow::module_name(name), &dir.join("synth"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("{}\n{}", synth::SynthReport::table_header(), r.table_row());
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (168, 0, 0, 0), "{r:?}");
+    assert!(r.lut >= 1000 && r.lut <= 4500, "{r:?}");
+    assert!(r.ff <= 4200, "{r:?}");
+}
