@@ -92,6 +92,11 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "packet parser: AXI-Stream 64-bit (10G MAC), Eth/2 VLAN/shim/IPv4+opts/IPv6+ext/TCP/UDP, one descriptor per frame, latency 1",
         verilog: || flow::to_verilog("parser", &mut crate::parser::Parser::new()),
     },
+    BlockDef {
+        name: "regs",
+        about: "register file: AXI4-Lite slave (21-bit address, 2 MiB BAR), constant words from the contract's Layout (SketchINT tower + NIC SuMax), live counters, epoch CONTROL pulses, tower MODE, 6 readout windows",
+        verilog: crate::regs::nic_verilog,
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

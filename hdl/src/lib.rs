@@ -6,6 +6,7 @@
 //! | [`hash`] | pipelined CRC-32 hash unit (XOR tree from the contract's `CrcParams`) |
 //! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul, div) |
 //! | [`parser`] | line-rate packet parser: AXI-Stream 64-bit in, one descriptor (class, flow key, length, timestamp, INT delay) per frame |
+//! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
 //! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch pipeline |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
@@ -19,5 +20,6 @@ pub mod blocks;
 pub mod flow;
 pub mod hash;
 pub mod parser;
+pub mod regs;
 pub mod sketch;
 pub mod synth;

@@ -14,6 +14,9 @@
 //! println!("{:08x}", m.get(hash));
 //! ```
 //!
+//! [`simbar::SimBar`] is the driver's Verilator back end: a model with an AXI4-Lite port
+//! as a `smartnic_driver::access::RegisterAccess`.
+//!
 //! Models are built by [`build::build_model`] into `target/verilator/<block>-<hash>/` (see
 //! there for the cache) as a shared library with a small generated C++ harness. If Verilator
 //! is not installed the build returns an error naming the package to install; tests
@@ -23,6 +26,7 @@ pub use smartnic_contract as contract;
 pub mod build;
 pub mod model;
 pub mod pipe;
+pub mod simbar;
 
 pub use build::{build_block, build_model, Dir, ModelBuild, Port};
 pub use model::{Model, PortId};
