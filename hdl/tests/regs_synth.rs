@@ -1,0 +1,18 @@
+//! `hdl-synth regs`: Yosys `synth_xilinx -family xc7` of the register file at the default
+//! map (2 MiB BAR, SketchINT tower + NIC SuMax): LUTs and flops only, no latch.
+use smartnic_hdl::{blocks, flow, synth};
+
+#[test]
+fn regs_synthesizes_for_xc7_as_logic_only() {
+    let dir = flow::target_dir().join("hdl-test").join("synth-regs");
+    let v = blocks::generate("regs", &dir).unwrap();
+    flow::lint(&v, &flow::module_name("regs")).unwrap_or_else(|e| panic!("{e}"));
+    let r = synth::synth(&v, "regs", &flow::module_name("regs"), &dir.join("synth"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("{}\n{}", synth::SynthReport::table_header(), r.table_row());
+    // The constant table is LUT logic: no block RAM, LUTRAM or DSP.
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 0, 0, 0), "{r:?}");
+    // Flops: state (4) + address (19) + read data (32) + window sel/index (23) + pulses/mode.
+    assert!(r.ff >= 70 && r.ff <= 120, "{r:?}");
+    assert!(r.lut >= 100 && r.lut <= 800, "{r:?}");
+}
