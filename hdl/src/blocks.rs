@@ -78,6 +78,16 @@ pub const BLOCKS: &[BlockDef] = &[
         verilog: || flow::to_verilog("tower", &mut sketch::tower::TowerFpga::new(&TowerGeometry::sketchint_fpga())?),
     },
     BlockDef {
+        name: "tower_banked",
+        about: "TowerSketch with two banks per array (SketchINT FPGA geometry, 96 RAMB36) and the epoch engine: swap with drain, clear sweep, idle-bank readout port, EPOCH/SEQUENCE/packet counters",
+        verilog: || {
+            flow::to_verilog(
+                "tower_banked",
+                &mut sketch::tower_banked::TowerBankedFpga::new(&TowerGeometry::sketchint_fpga())?,
+            )
+        },
+    },
+    BlockDef {
         name: "sumax",
         about: "SuMax pipeline, NIC geometry (3 x 2^13 buckets: 32-bit size, 8 x 16-bit delay cells, 32-bit max/last time), omega chains, forwarding, readout port, latency 8",
         verilog: || flow::to_verilog("sumax", &mut sketch::sumax::SuMaxNic::new(&SuMaxGeometry::nic_default())?),

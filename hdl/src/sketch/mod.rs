@@ -7,13 +7,19 @@
 //! | [`sumax`] | `SuMaxPipeline`: 3 hash units + 3 staggered SuMax arrays (size, delay, max cells), bit-exact with `host::sketch::SuMax` |
 //! | [`sumax_array`] | `SuMaxArray`: one SuMax array as one lane per cell (`CounterArray` sum lanes + `TimeCells`), readout by cell |
 //! | [`sumax_time`] | `TimeCells`: the max inter-arrival and last-arrival cells with the same forwarding |
+//! | [`banked_array`] | `BankedArray<W, A>`: a `CounterArray` with two banks (two RAMs, one datapath, (bank, address) forwarding), readout and clear ports on the idle bank |
+//! | [`epoch`] | `EpochEngine`: active bank, swap with drain, clear sweep, EPOCH, SEQUENCE, per-epoch packet counters (contract `regs::epoch`) |
+//! | [`tower_banked`] | `TowerBanked`: the TowerSketch pipeline on `BankedArray`s with the epoch engine and a window readout port |
 //! | [`bare`] | `BareTower`: read -> +1 -> write without forwarding, the Fmax reference of `scripts/bench-fmax` |
 pub mod array;
+pub mod banked_array;
 pub mod bare;
+pub mod epoch;
 pub mod sumax;
 pub mod sumax_array;
 pub mod sumax_time;
 pub mod tower;
+pub mod tower_banked;
 
 use rust_hdl::prelude::*;
 
