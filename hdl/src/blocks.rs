@@ -99,7 +99,7 @@ pub const BLOCKS: &[BlockDef] = &[
     },
     BlockDef {
         name: "parser",
-        about: "packet parser: AXI-Stream 64-bit (10G MAC), Eth/2 VLAN/shim/IPv4+opts/IPv6+ext/TCP/UDP, one descriptor per frame, latency 1",
+        about: "packet parser: AXI-Stream 64-bit (10G MAC), Eth/2 VLAN/shim/IPv4+opts/IPv6+ext/TCP/UDP, one descriptor per frame, latency 2",
         verilog: || flow::to_verilog("parser", &mut crate::parser::Parser::new()),
     },
     BlockDef {

@@ -1,7 +1,7 @@
 //! `hdl-synth parser`: Yosys synth_xilinx succeeds without latches (the synth flow asserts
 //! none before and after mapping) and the parser stays a few thousand LUTs: no block RAM,
-//! no DSP, flops for the window (3 x 64), the frame state, the descriptor and 4 x 64-bit
-//! counters.
+//! no DSP, flops for the window (3 x 64), the frame state, two descriptor stages and 4 x
+//! 64-bit counters.
 use smartnic_hdl::{blocks, flow, synth};
 
 #[test]
@@ -13,7 +13,8 @@ fn parser_synthesizes_for_xc7_without_latches() {
         .unwrap_or_else(|e| panic!("{e}"));
     println!("{}\n{}", synth::SynthReport::table_header(), r.table_row());
     assert_eq!((r.dsp48, r.ramb36, r.ramb18, r.lutram), (0, 0, 0, 0), "{r:?}");
-    // 192 window + 4 x 64 counters + 64 timestamp + 64 hop sum + the rest.
-    assert!((800..=1400).contains(&r.ff), "{r:?}");
+    // 192 window + 4 x 64 counters + 2 x 64 timestamp + 2 x 64 hop sum/part + 2 descriptor
+    // stages (~ 2 x 200) + the frame state.
+    assert!((1100..=1800).contains(&r.ff), "{r:?}");
     assert!((1000..=5000).contains(&r.lut), "{r:?}");
 }

@@ -14,9 +14,8 @@
 //!
 //! # Output: one descriptor per frame
 //!
-//! Registered, valid (`d_valid`) for one clock **right after the clock edge that takes the
-//! frame's last beat** ([`LATENCY`] = 1: a last beat set before edge `k` is visible after
-//! edge `k`).
+//! Registered, valid (`d_valid`) for one clock, a fixed [`LATENCY`] = 2 clocks after the
+//! frame's last beat (a last beat set before clock edge `k` is visible after edge `k + 1`).
 //!
 //! | port | width | meaning |
 //! |---|---|---|
@@ -62,7 +61,8 @@
 //!   against the length at the last beat) and checks its header against the IP packet's own
 //!   length. Every step's span lies inside its own length requirement, so a step still
 //!   armed at the last beat means the frame was cut short: malformed, as the software says.
-//! - **INT stack**: [`hops::HopSum`] adds the latency bytes as they pass.
+//! - **INT stack**: [`hops::HopSum`] adds the latency bytes as they pass (those below byte
+//!   32 in beat 4, once the shim's position and hop count are registered).
 //!
 //! So a frame is parsed completely by its last beat, whatever follows it.
 use crate::arith::Widen;
@@ -74,9 +74,10 @@ pub mod hops;
 use bytes::ByteRev;
 use hops::HopSum;
 
-/// Clocks from the edge that takes a frame's last beat to its descriptor (outputs are
-/// registers loaded by that edge).
-pub const LATENCY: usize = 1;
+/// Clocks from a frame's last beat to its descriptor: the last beat set before clock edge
+/// `k` shows on the outputs after edge `k + 1` (two register stages: the verdict inputs,
+/// then class, key and delay).
+pub const LATENCY: usize = 2;
 pub const CLASS_IP: u8 = 1;
 pub const CLASS_NON_IP: u8 = 2;
 pub const CLASS_MALFORMED: u8 = 3;
@@ -142,6 +143,8 @@ pub struct Parser {
     shim: DFF<Bit>,
     sc: DFF<Bits<2>>,
     nhops: DFF<Bits<16>>,
+    hrs: DFF<Bits<16>>,
+    hre: DFF<Bits<16>>,
     nonip: DFF<Bit>,
     st: DFF<Bits<3>>,
     cur: DFF<Bits<16>>,
@@ -156,12 +159,31 @@ pub struct Parser {
     ipu: DFF<Bit>,
     need: DFF<Bits<16>>,
     bad: DFF<Bit>,
+    chk_en: DFF<Bit>,
+    chk_c2: DFF<Bits<16>>,
+    ipbad: DFF<Bit>,
     src: DFF<Bits<32>>,
     dst: DFF<Bits<32>>,
     sp: DFF<Bits<16>>,
     dp: DFF<Bits<16>>,
     proto: DFF<Bits<8>>,
     // Descriptor and counters.
+    r_valid: DFF<Bit>,
+    r_bad: DFF<Bit>,
+    r_nonip: DFF<Bit>,
+    r_need: DFF<Bits<16>>,
+    r_chk: DFF<Bit>,
+    r_c2: DFF<Bits<16>>,
+    r_ipb: DFF<Bits<16>>,
+    r_ipt: DFF<Bits<16>>,
+    r_ipu: DFF<Bit>,
+    r_len: DFF<Bits<16>>,
+    r_ts: DFF<Bits<64>>,
+    r_src: DFF<Bits<32>>,
+    r_dst: DFF<Bits<32>>,
+    r_sp: DFF<Bits<16>>,
+    r_dp: DFF<Bits<16>>,
+    r_proto: DFF<Bits<8>>,
     o_valid: DFF<Bit>,
     o_class: DFF<Bits<2>>,
     o_src: DFF<Bits<32>>,
@@ -171,7 +193,7 @@ pub struct Parser {
     o_proto: DFF<Bits<8>>,
     o_len: DFF<Bits<16>>,
     o_ts: DFF<Bits<64>>,
-    o_ip: DFF<Bit>,
+    o_delay: DFF<Bits<64>>,
     c_frames: DFF<Bits<64>>,
     c_ip: DFF<Bits<64>>,
     c_nonip: DFF<Bits<64>>,
@@ -210,6 +232,8 @@ pub struct Parser {
     elen: Signal<Local, Bits<16>>,
     c2: Signal<Local, Bits<16>>,
     dgo: Signal<Local, Bit>,
+    chk: Signal<Local, Bit>,
+    ipfail: Signal<Local, Bit>,
     dc: Signal<Local, Bits<16>>,
     dnh: Signal<Local, Bits<8>>,
     dcnt: Signal<Local, Bits<4>>,
@@ -361,6 +385,8 @@ impl Parser {
             shim: Default::default(),
             sc: Default::default(),
             nhops: Default::default(),
+            hrs: Default::default(),
+            hre: Default::default(),
             nonip: Default::default(),
             st: Default::default(),
             cur: Default::default(),
@@ -375,11 +401,30 @@ impl Parser {
             ipu: Default::default(),
             need: Default::default(),
             bad: Default::default(),
+            chk_en: Default::default(),
+            chk_c2: Default::default(),
+            ipbad: Default::default(),
             src: Default::default(),
             dst: Default::default(),
             sp: Default::default(),
             dp: Default::default(),
             proto: Default::default(),
+            r_valid: Default::default(),
+            r_bad: Default::default(),
+            r_nonip: Default::default(),
+            r_need: Default::default(),
+            r_chk: Default::default(),
+            r_c2: Default::default(),
+            r_ipb: Default::default(),
+            r_ipt: Default::default(),
+            r_ipu: Default::default(),
+            r_len: Default::default(),
+            r_ts: Default::default(),
+            r_src: Default::default(),
+            r_dst: Default::default(),
+            r_sp: Default::default(),
+            r_dp: Default::default(),
+            r_proto: Default::default(),
             o_valid: Default::default(),
             o_class: Default::default(),
             o_src: Default::default(),
@@ -389,7 +434,7 @@ impl Parser {
             o_proto: Default::default(),
             o_len: Default::default(),
             o_ts: Default::default(),
-            o_ip: Default::default(),
+            o_delay: Default::default(),
             c_frames: Default::default(),
             c_ip: Default::default(),
             c_nonip: Default::default(),
@@ -427,6 +472,8 @@ impl Parser {
             elen: Default::default(),
             c2: Default::default(),
             dgo: Default::default(),
+            chk: Default::default(),
+            ipfail: Default::default(),
             dc: Default::default(),
             dnh: Default::default(),
             dcnt: Default::default(),
@@ -536,9 +583,11 @@ impl Logic for Parser {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hist, t, tl, hole, err, ts, shim, sc, nhops, nonip, st, cur, span, fire, sh, nh,
-            cnt, ffrag, ipb, ipt, ipu, need, bad, src, dst, sp, dp, proto, o_valid, o_class, o_src, o_dst,
-            o_sp, o_dp, o_proto, o_len, o_ts, o_ip, c_frames, c_ip, c_nonip, c_mal
+            self, clock, hist, t, tl, hole, err, ts, shim, sc, nhops, hrs, hre, nonip, st, cur, span, fire,
+            sh, nh, cnt, ffrag, ipb, ipt, ipu, need, bad, chk_en, chk_c2, ipbad, src, dst, sp, dp, proto,
+            r_valid, r_bad, r_nonip, r_need, r_chk, r_c2, r_ipb, r_ipt, r_ipu, r_len, r_ts, r_src, r_dst,
+            r_sp, r_dp, r_proto, o_valid, o_class, o_src, o_dst, o_sp, o_dp, o_proto, o_len, o_ts, o_delay,
+            c_frames, c_ip, c_nonip, c_mal
         );
         self.hops.clock.next = self.clock.val();
         self.tready.next = true;
@@ -643,6 +692,7 @@ impl Logic for Parser {
         self.elen.next = self.al.val().get_bits::<16>(176) & self.m_ff.val();
         self.c2.next = self.cur.q.val();
         self.dgo.next = false;
+        self.chk.next = false;
         self.dc.next = self.cur.q.val();
         self.dnh.next = self.nh.q.val();
         self.dcnt.next = self.cnt.q.val();
@@ -728,8 +778,8 @@ impl Logic for Parser {
                 }
                 self.c2.next = self.cur.q.val() + self.hlen.val();
                 self.n_need.next = self.c2.val();
-                self.n_bad.next = self.bad.q.val()
-                    | (!self.ipu.q.val() & ((self.c2.val() - self.ipb.q.val()) > self.ipt.q.val()));
+                self.n_bad.next = self.bad.q.val();
+                self.chk.next = true;
                 self.dgo.next = true;
                 self.dc.next = self.c2.val();
                 self.dnh.next = self.al.val().get_bits::<8>(184);
@@ -739,19 +789,18 @@ impl Logic for Parser {
                 self.n_sp.next = self.al.val().get_bits::<16>(176);
                 self.n_dp.next = self.al.val().get_bits::<16>(160);
                 self.c2.next = self.cur.q.val() + self.q20.val();
-                self.n_bad.next = self.bad.q.val()
-                    | (self.al.val().get_bits::<4>(92) < self.tcp_min.val())
-                    | (!self.ipu.q.val() & ((self.c2.val() - self.ipb.q.val()) > self.ipt.q.val()));
+                self.n_bad.next = self.bad.q.val() | (self.al.val().get_bits::<4>(92) < self.tcp_min.val());
                 self.n_need.next = self.c2.val();
+                self.chk.next = true;
                 self.n_st.next = self.s_idle.val();
             } else {
                 // UDP: ports 0..3; 8 bytes within the IP packet.
                 self.n_sp.next = self.al.val().get_bits::<16>(176);
                 self.n_dp.next = self.al.val().get_bits::<16>(160);
                 self.c2.next = self.cur.q.val() + self.q8.val();
-                self.n_bad.next = self.bad.q.val()
-                    | (!self.ipu.q.val() & ((self.c2.val() - self.ipb.q.val()) > self.ipt.q.val()));
+                self.n_bad.next = self.bad.q.val();
                 self.n_need.next = self.c2.val();
+                self.chk.next = true;
                 self.n_st.next = self.s_idle.val();
             }
         }
@@ -797,9 +846,13 @@ impl Logic for Parser {
         self.hops.valid.next = self.tvalid.val();
         self.hops.bus.next = self.bus.val();
         self.hops.t.next = self.tv.val();
-        self.hops.shim.next = self.n_shim.val();
-        self.hops.sc.next = self.n_sc.val();
-        self.hops.n.next = self.n_hops.val();
+        self.hops.shim.next = self.shim.q.val();
+        self.hops.sc.next = self.sc.q.val();
+        self.hops.n.next = self.nhops.q.val();
+        // Frame bytes 22..31 in beat 4 (window bytes 14..23).
+        self.hops.early.next = self.win.val().get_bits::<80>(256);
+        self.hops.rs.next = self.hrs.q.val();
+        self.hops.re.next = self.hre.q.val();
 
         // ---- Frame end: length, class.
         self.kc.next = self.q0.val();
@@ -815,16 +868,6 @@ impl Logic for Parser {
         self.clr.next = self.reset.val() | self.eof.val();
         self.hops.reset.next = self.reset.val();
         self.hops.first.next = self.tv.val() == self.q0.val();
-        self.mal.next = self.n_bad.val()
-            | (self.n_st.val() != self.s_idle.val())
-            | self.hole.q.val()
-            | !self.kok.val()
-            | self.err.q.val()
-            | self.tuser.val()
-            | self.tl.q.val()
-            | (self.tv.val() == self.q_maxbeat.val())
-            | (self.n_need.val() > self.flen.val());
-        self.is_ip.next = !self.mal.val() & !self.n_nonip.val();
 
         if self.tvalid.val() {
             self.hist.d.next = (self.hist.q.val() << 64) | self.w_hist.y.val();
@@ -841,6 +884,11 @@ impl Logic for Parser {
             self.shim.d.next = self.n_shim.val();
             self.sc.d.next = self.n_sc.val();
             self.nhops.d.next = self.n_hops.val();
+            if self.early.val() {
+                // The hop area [s + 6, s + 6 + 6n) (p when there is a shim).
+                self.hrs.d.next = self.l2end.val() + self.q6.val();
+                self.hre.d.next = self.l2p.val();
+            }
             self.nonip.d.next = self.n_nonip.val();
             self.st.d.next = self.n_st.val();
             self.cur.d.next = self.n_cur.val();
@@ -864,35 +912,81 @@ impl Logic for Parser {
             self.proto.d.next = self.n_proto.val();
         }
 
-        // ---- Descriptor (registered) and counters.
-        self.o_valid.d.next = self.eof.val() & !self.reset.val();
+        // ---- The IP-length check of the previous clock's step (EXT, TCP, UDP): header end
+        // `c2` within the IP packet. Deferred by a clock to keep it off the step's path;
+        // ipb/ipt/ipu are set by the IP step and do not change afterwards in the frame.
+        self.ipfail.next = self.chk_en.q.val()
+            & !self.ipu.q.val()
+            & ((self.chk_c2.q.val() - self.ipb.q.val()) > self.ipt.q.val());
+        self.chk_en.d.next = self.tvalid.val() & self.chk.val();
+        self.chk_c2.d.next = self.c2.val();
+        self.ipbad.d.next = self.ipbad.q.val() | self.ipfail.val();
+
+        // ---- Descriptor stage 1 (the edge of the last beat): the frame's verdict inputs.
+        self.r_valid.d.next = self.eof.val() & !self.reset.val();
         if self.eof.val() {
-            self.o_len.d.next = self.flen.val();
+            self.r_bad.d.next = self.n_bad.val()
+                | (self.n_st.val() != self.s_idle.val())
+                | self.hole.q.val()
+                | !self.kok.val()
+                | self.err.q.val()
+                | self.tuser.val()
+                | self.tl.q.val()
+                | (self.tv.val() == self.q_maxbeat.val())
+                | self.ipbad.q.val()
+                | self.ipfail.val();
+            // The check of a step in the last beat itself goes to stage 2.
+            self.r_chk.d.next = self.chk.val();
+            self.r_c2.d.next = self.c2.val();
+            self.r_ipb.d.next = self.n_ipb.val();
+            self.r_ipt.d.next = self.n_ipt.val();
+            self.r_ipu.d.next = self.n_ipu.val();
+            self.r_nonip.d.next = self.n_nonip.val();
+            self.r_need.d.next = self.n_need.val();
+            self.r_len.d.next = self.flen.val();
             if self.tv.val() == self.q0.val() {
-                self.o_ts.d.next = self.now.val();
+                self.r_ts.d.next = self.now.val();
             } else {
-                self.o_ts.d.next = self.ts.q.val();
+                self.r_ts.d.next = self.ts.q.val();
             }
+            self.r_src.d.next = self.n_src.val();
+            self.r_dst.d.next = self.n_dst.val();
+            self.r_sp.d.next = self.n_sp.val();
+            self.r_dp.d.next = self.n_dp.val();
+            self.r_proto.d.next = self.n_proto.val();
+        }
+        // ---- Stage 2: class, key and delay (the hop sum is the frame's total now).
+        self.mal.next = self.r_bad.q.val()
+            | (self.r_need.q.val() > self.r_len.q.val())
+            | (self.r_chk.q.val()
+                & !self.r_ipu.q.val()
+                & ((self.r_c2.q.val() - self.r_ipb.q.val()) > self.r_ipt.q.val()));
+        self.is_ip.next = !self.mal.val() & !self.r_nonip.q.val();
+        self.o_valid.d.next = self.r_valid.q.val() & !self.reset.val();
+        if self.r_valid.q.val() {
+            self.o_len.d.next = self.r_len.q.val();
+            self.o_ts.d.next = self.r_ts.q.val();
             if self.mal.val() {
                 self.o_class.d.next = self.cl_mal.val();
-            } else if self.n_nonip.val() {
+            } else if self.r_nonip.q.val() {
                 self.o_class.d.next = self.cl_nonip.val();
             } else {
                 self.o_class.d.next = self.cl_ip.val();
             }
-            self.o_ip.d.next = self.is_ip.val();
             if self.is_ip.val() {
-                self.o_src.d.next = self.n_src.val();
-                self.o_dst.d.next = self.n_dst.val();
-                self.o_sp.d.next = self.n_sp.val();
-                self.o_dp.d.next = self.n_dp.val();
-                self.o_proto.d.next = self.n_proto.val();
+                self.o_src.d.next = self.r_src.q.val();
+                self.o_dst.d.next = self.r_dst.q.val();
+                self.o_sp.d.next = self.r_sp.q.val();
+                self.o_dp.d.next = self.r_dp.q.val();
+                self.o_proto.d.next = self.r_proto.q.val();
+                self.o_delay.d.next = self.hops.sum.val();
             } else {
                 self.o_src.d.next = self.z32.val();
                 self.o_dst.d.next = self.z32.val();
                 self.o_sp.d.next = self.q0.val();
                 self.o_dp.d.next = self.q0.val();
                 self.o_proto.d.next = self.z8.val();
+                self.o_delay.d.next = self.z64.val();
             }
         }
         if self.o_valid.q.val() {
@@ -916,6 +1010,8 @@ impl Logic for Parser {
             self.shim.d.next = false;
             self.sc.d.next = self.k0.val();
             self.nhops.d.next = self.q0.val();
+            self.hrs.d.next = self.q0.val();
+            self.hre.d.next = self.q0.val();
             self.nonip.d.next = false;
             self.st.d.next = self.s_idle.val();
             self.cur.d.next = self.q0.val();
@@ -930,6 +1026,8 @@ impl Logic for Parser {
             self.ipu.d.next = false;
             self.need.d.next = self.q0.val();
             self.bad.d.next = false;
+            self.chk_en.d.next = false;
+            self.ipbad.d.next = false;
             self.src.d.next = self.z32.val();
             self.dst.d.next = self.z32.val();
             self.sp.d.next = self.q0.val();
@@ -959,12 +1057,7 @@ impl Logic for Parser {
             | self.w_proto.y.val();
         self.d_len.next = self.o_len.q.val();
         self.d_ts.next = self.o_ts.q.val();
-        // The hop sum register holds the frame's total during the descriptor's clock.
-        if self.o_ip.q.val() {
-            self.d_delay.next = self.hops.sum.val();
-        } else {
-            self.d_delay.next = self.z64.val();
-        }
+        self.d_delay.next = self.o_delay.q.val();
         self.frames.next = self.c_frames.q.val();
         self.ip_packets.next = self.c_ip.q.val();
         self.non_ip.next = self.c_nonip.q.val();

@@ -31,7 +31,7 @@ fn sample() -> Vec<u8> {
 }
 
 /// rust-hdl's own simulation of `update`: the sample frame, then a runt, back to back;
-/// descriptors right after the last beats, the counters one clock later.
+/// descriptors `LATENCY` clocks after the last beats, the counters one clock later.
 #[test]
 fn rust_hdl_simulation_parses_a_frame_and_a_runt() {
     let frames = vec![sample(), vec![0xAA; 9]];
@@ -44,35 +44,41 @@ fn rust_hdl_simulation_parses_a_frame_and_a_runt() {
         x.reset.next = true;
         wait_clock_cycles!(sim, clock, x, 2);
         x.reset.next = false;
-        let mut now = 100u64;
-        let mut seen = Vec::new();
+        // (tdata, tkeep, tlast) per clock: both frames, then idle clocks.
+        let mut beats = Vec::new();
         for f in &frames {
-            let beats = f.len().div_ceil(8);
-            for b in 0..beats {
+            let n = f.len().div_ceil(8);
+            for b in 0..n {
                 let chunk = &f[8 * b..f.len().min(8 * b + 8)];
                 let mut w = [0u8; 8];
                 w[..chunk.len()].copy_from_slice(chunk);
-                x.tdata.next = u64::from_le_bytes(w).to_bits();
-                x.tkeep.next = (((1u16 << chunk.len()) - 1) as u64).to_bits();
-                x.tlast.next = b + 1 == beats;
-                x.tvalid.next = true;
-                x.now.next = now.to_bits();
-                now += 1;
-                wait_clock_cycle!(sim, clock, x);
-                sim_assert!(sim, x.tready.val(), x);
-                if x.d_valid.val() {
-                    seen.push((
-                        x.d_class.val().to_u64() as u8,
-                        x.d_len.val().to_u64() as usize,
-                        x.d_ts.val().to_u64() as usize,
-                        x.d_delay.val().to_u64() as usize,
-                        x.d_key.val().get_bits::<64>(40).to_u64() as usize,
-                    ));
-                }
+                beats.push(Some((u64::from_le_bytes(w), (1u64 << chunk.len()) - 1, b + 1 == n)));
             }
         }
-        x.tvalid.next = false;
-        wait_clock_cycles!(sim, clock, x, 2);
+        beats.extend([None; 4]);
+        let mut now = 100u64;
+        let mut seen = Vec::new();
+        for beat in beats {
+            if let Some((data, keep, last)) = beat {
+                x.tdata.next = data.to_bits();
+                x.tkeep.next = keep.to_bits();
+                x.tlast.next = last;
+            }
+            x.tvalid.next = beat.is_some();
+            x.now.next = now.to_bits();
+            now += 1;
+            wait_clock_cycle!(sim, clock, x);
+            sim_assert!(sim, x.tready.val(), x);
+            if x.d_valid.val() {
+                seen.push((
+                    x.d_class.val().to_u64() as u8,
+                    x.d_len.val().to_u64() as usize,
+                    x.d_ts.val().to_u64() as usize,
+                    x.d_delay.val().to_u64() as usize,
+                    x.d_key.val().get_bits::<64>(40).to_u64() as usize,
+                ));
+            }
+        }
         sim_assert_eq!(sim, seen.len(), 2, x);
         // 10.0.0.1 -> 10.0.0.2, ports 5000 -> 53: key bits 103:40.
         sim_assert_eq!(

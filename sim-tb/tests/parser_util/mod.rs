@@ -140,10 +140,10 @@ impl Harness {
     }
 
     /// Drives `frames` back to back (an idle row with probability `gap` before each beat)
-    /// and checks every descriptor: exactly one per frame, in the row of its last beat
-    /// (LATENCY = 1), equal to the software model's. Returns the number of rows driven.
+    /// and checks every descriptor: exactly one per frame, `LATENCY - 1` rows after the row
+    /// of its last beat, equal to the software model's. `LATENCY - 1` idle rows at the end
+    /// drain the last descriptor. Returns the number of rows driven before the drain.
     pub fn run(&mut self, frames: &[Frame], gap: f64, gaps: &mut Rng) -> u64 {
-        assert_eq!(LATENCY, 1);
         let mut rows: Vec<u32> = Vec::new();
         // Per row: the frame whose last beat it carries.
         let mut last_of: Vec<Option<usize>> = Vec::new();
@@ -185,9 +185,16 @@ impl Harness {
             }
         }
         let n = last_of.len() as u64;
+        for _ in 1..LATENCY {
+            rows.extend_from_slice(&[0, 0, 0, 0, 0, 0, self.now as u32, (self.now >> 32) as u32]);
+            self.now += 1;
+        }
+        // The descriptor expected in each row.
+        let mut desc_at: Vec<Option<usize>> = vec![None; LATENCY - 1];
+        desc_at.extend(&last_of);
         let out = self.m.stream(&self.inputs, &rows, &self.outputs);
-        assert_eq!(rows.len(), last_of.len() * IN_WORDS);
-        for (r, lf) in last_of.iter().enumerate() {
+        assert_eq!(rows.len(), desc_at.len() * IN_WORDS);
+        for (r, lf) in desc_at.iter().enumerate() {
             let o = &out[r * OUT_WORDS..(r + 1) * OUT_WORDS];
             assert_eq!(o[11], 1, "tready low at row {r}");
             match lf {
