@@ -6,7 +6,7 @@
 //!   counters the old epoch's last 16 packets touched, the clock the drain ends), reads them
 //!   again (a retry must see the same values), clears it, and goes on. Each epoch's counters
 //!   must equal a software `Tower` fed exactly the packets tagged with that epoch, counter by
-//!   counter, for both banks over >= 20 epochs; every ACU estimate must equal that epoch's
+//!   counter, for both banks over 100 epochs; every ACU estimate must equal that epoch's
 //!   `Tower::query`; the per-epoch packet counts must add up to the packets sent; STATUS,
 //!   EPOCH and SEQUENCE must change on the documented clocks. Traffic is adversarial
 //!   (every packet repeats one of the last 1..16 flows) so same-counter packets of the old
@@ -392,43 +392,43 @@ fn check_total(rig: &Rig, epochs_done: u32, per_epoch: usize) {
     );
 }
 
-/// Small geometry (64/32/16 counters: readout 112 clocks, clear 64): 25 epochs of 10k
+/// Small geometry (64/32/16 counters: readout 112 clocks, clear 64): 100 epochs of 10k
 /// adversarial packets, CM and ACU.
 #[test]
-fn banked_small_geometry_25_epochs_cm_and_acu() {
+fn banked_small_geometry_100_epochs_cm_and_acu() {
     let pairs = [(8u8, 64u32), (16, 32), (32, 16)];
     for (mode, seed) in [(InsertMode::Cm, 0xe90c), (InsertMode::Acu, 0xe90d)] {
         let mut rig = Rig::of_config::<8, 6, 16, 5, 32, 4, 6>(&pairs, mode);
         let acu = mode == InsertMode::Acu;
-        let mut traffic = Traffic { keys: adversarial(300_000, seed, 8), next: 0, acu };
+        let mut traffic = Traffic { keys: adversarial(1_100_000, seed, 8), next: 0, acu };
         let what = format!("small {mode:?}");
-        run_epochs(&mut rig, &mut traffic, 10_000, 25, &what);
-        check_total(&rig, 25, 10_000);
+        run_epochs(&mut rig, &mut traffic, 10_000, 100, &what);
+        check_total(&rig, 100, 10_000);
     }
 }
 
 /// Tiny depths (16/8/4): every packet collides with the packets 1..16 clocks ahead, across
-/// every swap; 30 epochs of 10k, ACU (the omega chain crosses banks only if the bank bit is
+/// every swap; 100 epochs of 10k, ACU (the omega chain crosses banks only if the bank bit is
 /// lost).
 #[test]
-fn banked_tiny_depths_adversarial_30_epochs() {
+fn banked_tiny_depths_adversarial_100_epochs() {
     let pairs = [(8u8, 16u32), (16, 8), (32, 4)];
     let mut rig = Rig::of_config::<8, 4, 16, 3, 32, 2, 4>(&pairs, InsertMode::Acu);
-    let mut traffic = Traffic { keys: adversarial(400_000, 0x7a1, 4), next: 0, acu: true };
-    run_epochs(&mut rig, &mut traffic, 10_000, 30, "tiny ACU");
-    check_total(&rig, 30, 10_000);
+    let mut traffic = Traffic { keys: adversarial(1_100_000, 0x7a1, 4), next: 0, acu: true };
+    run_epochs(&mut rig, &mut traffic, 10_000, 100, "tiny ACU");
+    check_total(&rig, 100, 10_000);
 }
 
 /// The board geometry (the registered block): readout of 114688 counters and a 65536-clock
-/// clear per epoch, so epochs of 200k packets; 3 epochs (both banks read, one read after a
-/// clear), CM.
+/// clear per epoch, so epochs of 200k packets; 5 epochs (both banks read twice, each after
+/// a clear), CM.
 #[test]
 fn banked_board_geometry() {
     let m = Model::of_block("tower_banked").unwrap_or_else(|e| panic!("{e}"));
     let mut rig = Rig::new(m, TowerGeometry::sketchint_fpga(), InsertMode::Cm);
-    let mut traffic = Traffic { keys: adversarial(700_000, 0xb0a2d, 2), next: 0, acu: false };
-    run_epochs(&mut rig, &mut traffic, 200_000, 3, "board CM");
-    check_total(&rig, 3, 200_000);
+    let mut traffic = Traffic { keys: adversarial(1_200_000, 0xb0a2d, 2), next: 0, acu: false };
+    run_epochs(&mut rig, &mut traffic, 200_000, 5, "board CM");
+    check_total(&rig, 5, 200_000);
 }
 
 /// The engine's documented semantics as a cycle model (state after each clock).
