@@ -27,7 +27,11 @@ pub enum AccessError {
     Misaligned { offset: u64 },
     #[error("64-bit register {offset:#x}: the high word changed on each of {tries} reads")]
     Unstable64 { offset: u32, tries: u32 },
-    #[error("{what}: {source}")]
+    /// A service (the simulator process) refused a command.
+    #[error("simulator command `{line}` failed: {message}")]
+    Command { line: String, message: String },
+    /// The OS error is the `source` (shown by `{:#}` and anyhow chains).
+    #[error("{what}")]
     Io {
         what: String,
         #[source]

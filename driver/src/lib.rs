@@ -6,4 +6,5 @@ pub mod blocks;
 pub mod discover;
 pub mod emulated;
 pub mod readout;
+pub mod service;
 pub mod snapshot;
