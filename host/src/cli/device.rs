@@ -5,7 +5,9 @@
 //! - `vfio:BDF` or a bare `BDF` such as `0000:03:00.0`: VFIO through `/dev/vfio` (the safe
 //!   default: IOMMU-protected, no root-owned mmap);
 //! - `sysfs:BDF`: `/sys/bus/pci/devices/BDF/resource0` mapped directly (root only);
-//! - `file:PATH`: a BAR image in a regular file (tests, fault injection, offline analysis).
+//! - `file:PATH`: a BAR image in a regular file (tests, fault injection, offline analysis);
+//! - `sim` or `sim:TRACE`: the simulated NIC (Verilator model of the core), optionally with
+//!   a trace loaded into its packet source.
 
 use super::size::parse_duration;
 use anyhow::{bail, Context};
@@ -33,14 +35,14 @@ pub struct DevicesArgs {
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
-    /// The device: vfio:BDF (or a bare BDF), sysfs:BDF, or file:PATH.
+    /// The device: vfio:BDF (or a bare BDF), sysfs:BDF, file:PATH, or sim[:TRACE].
     #[arg(long, short)]
     pub device: String,
 }
 
 #[derive(Debug, Args)]
 pub struct ReadoutArgs {
-    /// The device: vfio:BDF (or a bare BDF), sysfs:BDF, or file:PATH.
+    /// The device: vfio:BDF (or a bare BDF), sysfs:BDF, file:PATH, or sim[:TRACE].
     #[arg(long, short)]
     pub device: String,
     /// Snapshot file; with --every, a directory of epoch-NNNNNN.snap files.
@@ -56,9 +58,15 @@ pub struct ReadoutArgs {
 
 /// Opens the device a `--device` spec names.
 pub fn open(spec: &str) -> anyhow::Result<Box<dyn RegisterAccess>> {
-    let (kind, rest) =
-        spec.split_once(':').filter(|(k, _)| ["vfio", "sysfs", "file"].contains(k)).unwrap_or(("vfio", spec));
+    let (kind, rest) = spec
+        .split_once(':')
+        .filter(|(k, _)| ["vfio", "sysfs", "file", "sim"].contains(k))
+        .unwrap_or(("vfio", spec));
+    if spec == "sim" {
+        return Ok(Box::new(super::sim::spawn_sim(None)?));
+    }
     Ok(match kind {
+        "sim" => Box::new(super::sim::spawn_sim(Some(Path::new(rest)))?),
         "file" => Box::new(FileBar::open(Path::new(rest)).with_context(|| format!("device {spec}"))?),
         "sysfs" => Box::new(
             SysfsBar::open(&discover::normalize_bdf(rest)?).with_context(|| format!("device {spec}"))?,
@@ -180,7 +188,8 @@ struct ReadoutReport {
 pub fn readout(args: &ReadoutArgs, json: bool) -> anyhow::Result<()> {
     let mut dev = open(&args.device)?;
     let map = DeviceMap::discover(&mut dev).with_context(|| format!("device {}", args.device))?;
-    let cfg = ReadoutConfig { source: source::HARDWARE, ..ReadoutConfig::default() };
+    let src = if args.device.starts_with("sim") { source::SIMULATOR } else { source::HARDWARE };
+    let cfg = ReadoutConfig { source: src, ..ReadoutConfig::default() };
     let Some(period) = args.every else {
         let r = read_one(&mut dev, &map, &cfg, &args.output)?;
         return show(&r, json);

@@ -10,6 +10,7 @@ pub mod device;
 pub mod eval;
 pub mod progress;
 pub mod report;
+pub mod sim;
 pub mod size;
 pub mod sketch;
 pub mod trace;
@@ -58,6 +59,12 @@ pub enum Command {
         after_help = "Examples:\n  smartnic readout --device 0000:03:00.0 -o epoch.snap\n  smartnic readout --device 0000:03:00.0 --every 5s -o snaps/   (one snapshot per 5 s epoch)"
     )]
     Readout(device::ReadoutArgs),
+    /// Replay a trace through the simulated NIC (Verilator model of the generated core) and
+    /// read every epoch out over the driver.
+    #[command(
+        after_help = "Example:\n  smartnic sim --trace t.pcap --epoch-packets 100000 -o sim-out/\n  then compare with: smartnic sketch run --trace t.pcap --epoch-packets 100000 -o sw-out/"
+    )]
+    Sim(sim::SimArgs),
     /// Score sketches and tasks against a trace's ground truth (the accuracy lab).
     Eval(eval::EvalArgs),
     /// Every measurement a snapshot file can answer: cardinality, distribution, entropy, delays.
@@ -73,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Devices(args) => device::devices(&args, cli.json),
         Command::Status(args) => device::status(&args, cli.json),
         Command::Readout(args) => device::readout(&args, cli.json),
+        Command::Sim(args) => sim::run(&args, cli.json),
         Command::Eval(args) => eval::run(args, cli.json),
         Command::Report(args) => report::run(args, cli.json),
     }
