@@ -56,9 +56,8 @@ fn rust_hdl_simulation_parses_a_frame_and_a_runt() {
             }
         }
         beats.extend([None; 4]);
-        let mut now = 100u64;
         let mut seen = Vec::new();
-        for beat in beats {
+        for (now, beat) in (100u64..).zip(beats) {
             if let Some((data, keep, last)) = beat {
                 x.tdata.next = data.to_bits();
                 x.tkeep.next = keep.to_bits();
@@ -66,7 +65,6 @@ fn rust_hdl_simulation_parses_a_frame_and_a_runt() {
             }
             x.tvalid.next = beat.is_some();
             x.now.next = now.to_bits();
-            now += 1;
             wait_clock_cycle!(sim, clock, x);
             sim_assert!(sim, x.tready.val(), x);
             if x.d_valid.val() {
