@@ -107,6 +107,11 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "register file: AXI4-Lite slave (21-bit address, 2 MiB BAR), constant words from the contract's Layout (SketchINT tower + NIC SuMax), live counters, epoch CONTROL pulses, tower MODE, 6 readout windows",
         verilog: crate::regs::nic_verilog,
     },
+    BlockDef {
+        name: "core",
+        about: "NIC core top: AXI-Stream 64-bit -> parser -> two-bank TowerSketch (SketchINT FPGA geometry) + epoch engine, statistics counters, AXI4-Lite register file (default map) with the idle bank behind the readout windows",
+        verilog: crate::core_top::nic_verilog,
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

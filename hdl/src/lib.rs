@@ -4,10 +4,11 @@
 //! | module | what |
 //! |---|---|
 //! | [`hash`] | pipelined CRC-32 hash unit (XOR tree from the contract's `CrcParams`) |
-//! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul, div) |
+//! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul/div by log-add-exp and by direct tables, multiplicative encoder and decoder, SuMax delay bins) |
 //! | [`parser`] | line-rate packet parser: AXI-Stream 64-bit in, one descriptor (class, flow key, length, timestamp, INT delay) per frame |
 //! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
 //! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch pipeline |
+//! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch + epoch engine, statistics, AXI4-Lite register file with the readout windows |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
 //! | [`synth`] | Yosys `synth_xilinx` runs and resource reports |
@@ -17,6 +18,7 @@ pub use smartnic_contract as contract;
 
 pub mod arith;
 pub mod blocks;
+pub mod core_top;
 pub mod flow;
 pub mod hash;
 pub mod parser;

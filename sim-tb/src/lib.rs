@@ -15,7 +15,8 @@
 //! ```
 //!
 //! [`simbar::SimBar`] is the driver's Verilator back end: a model with an AXI4-Lite port
-//! as a `smartnic_driver::access::RegisterAccess`.
+//! as a `smartnic_driver::access::RegisterAccess`; [`simnic::SimNic`] is the whole simulated
+//! NIC (the core top with a packet source on its AXI-Stream port) behind the same trait.
 //!
 //! Models are built by [`build::build_model`] into `target/verilator/<block>-<hash>/` (see
 //! there for the cache) as a shared library with a small generated C++ harness. If Verilator
@@ -27,6 +28,7 @@ pub mod build;
 pub mod model;
 pub mod pipe;
 pub mod simbar;
+pub mod simnic;
 
 pub use build::{build_block, build_model, Dir, ModelBuild, Port};
 pub use model::{Model, PortId};

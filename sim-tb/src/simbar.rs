@@ -176,6 +176,11 @@ impl<F: Fabric> SimBar<F> {
         self.axi
     }
 
+    /// The model and the fabric at once (a fabric that runs many clocks itself).
+    pub fn model_and_fabric(&mut self) -> (&mut Model, &mut F) {
+        (&mut self.model, &mut self.fabric)
+    }
+
     /// Runs `n` clocks with no transaction (the fabric still runs).
     pub fn idle(&mut self, n: u64) {
         for _ in 0..n {

@@ -1,0 +1,407 @@
+//! The simulated NIC: the Verilator model of the core top (block `core`,
+//! `smartnic_hdl::core_top`) with a packet source on its AXI-Stream port and the driver's
+//! register access on its AXI4-Lite port.
+//!
+//! - **Frames** are queued ([`SimNic::queue`]) and fed beat by beat (64-bit `tdata`,
+//!   `tdata[7:0]` first on the wire, `tkeep` of the last beat from the length, optional
+//!   `tuser` on the last beat) back to back or with [`SimNic::set_gap`] idle clocks after each
+//!   frame. The core's `now` port carries each frame's timestamp from its first beat on, so
+//!   the sketches see the trace's times (pcap timestamps from [`read_capture`]).
+//! - **Register access**: [`SimNic`] implements
+//!   [`smartnic_driver::access::RegisterAccess`] through [`SimBar`]; the frame source is the
+//!   bar's [`Fabric`], so frames keep flowing on every clock of every register transaction
+//!   (the driver's readout runs while traffic flows, as on a board).
+//! - **Clock**: the clock only runs inside register transactions and in the calls that say
+//!   so ([`SimNic::replay`], [`SimNic::run_frames`], [`SimNic::run`], [`SimNic::drain`]).
+//!   Those run many clocks per call into the model (`Model::stream`); a register access
+//!   runs one clock per FFI round trip.
+//! - **Monitor**: every packet that enters the sketch is recorded with the EPOCH it was
+//!   tagged with ([`SimNic::take_sketched`]), from the core's `mon_*` ports; tests build the
+//!   per-epoch software sketches from exactly these packets.
+//!
+//! ```no_run
+//! use smartnic_driver::access::RegisterAccess;
+//! use smartnic_sim_tb::simnic::SimNic;
+//! let mut nic = SimNic::new().unwrap();
+//! let frames = vec![(1_000u64, vec![0u8; 64])];
+//! nic.replay(frames, usize::MAX);
+//! let fw_type = nic.read32(0).unwrap();
+//! ```
+use crate::model::{Model, PortId};
+use crate::simbar::{Fabric, SimBar};
+use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_hdl::core_top::CoreNic;
+use smartnic_hdl::regs::RegMap;
+use std::collections::VecDeque;
+use std::path::Path;
+
+/// One frame to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimFrame {
+    /// Timestamp in ns, driven on `now` from the frame's first beat.
+    pub ts_ns: u64,
+    /// The frame from the destination MAC on (no FCS), at least 1 byte.
+    pub data: Vec<u8>,
+    /// Raise `tuser` (MAC error) on the last beat.
+    pub tuser: bool,
+}
+
+impl SimFrame {
+    pub fn new(ts_ns: u64, data: impl Into<Vec<u8>>) -> Self {
+        SimFrame { ts_ns, data: data.into(), tuser: false }
+    }
+    fn beats(&self) -> usize {
+        self.data.len().div_ceil(8)
+    }
+}
+
+/// What the frame source and the monitor saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeedStats {
+    /// Frames whose last beat was driven.
+    pub frames: u64,
+    /// Bytes of those frames.
+    pub bytes: u64,
+    /// Beats driven (`tvalid` high).
+    pub beats: u64,
+    /// Clocks the source drove (beats + idle clocks while frames were queued or gaps ran).
+    pub busy_clocks: u64,
+    /// Packets seen entering the sketch (`mon_valid`).
+    pub sketched: u64,
+    /// Clocks on which `tready` was low (the core promises none).
+    pub tready_low: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct CorePorts {
+    tdata: PortId,
+    tkeep: PortId,
+    tlast: PortId,
+    tuser: PortId,
+    tvalid: PortId,
+    now: PortId,
+    tready: PortId,
+    mon_valid: PortId,
+    mon_key: PortId,
+    mon_epoch: PortId,
+}
+
+/// Words of one input row: tdata 2, tkeep, tlast, tuser, tvalid, now 2.
+const IN_ROW: usize = 8;
+/// Words of one output row: tready, mon_valid, mon_epoch, mon_key 4.
+const OUT_ROW: usize = 7;
+/// Clocks per `Model::stream` call.
+const CHUNK: usize = 1 << 14;
+
+/// The frame source and monitor behind the register port (the [`SimBar`]'s fabric).
+pub struct NicFabric {
+    ports: CorePorts,
+    queue: VecDeque<SimFrame>,
+    /// Next beat of the front frame.
+    beat: usize,
+    /// Idle clocks still to insert before the next beat.
+    gap_left: u64,
+    /// Idle clocks after every frame.
+    pub gap: u64,
+    now: u64,
+    pub stats: FeedStats,
+    /// `(epoch, key)` of every sketched packet since the last `take_sketched`, if recording.
+    sketched: Option<Vec<(u32, u128)>>,
+}
+
+impl NicFabric {
+    fn new(m: &mut Model) -> Self {
+        let p = |n: &str| m.port(n);
+        let ports = CorePorts {
+            tdata: p("tdata"),
+            tkeep: p("tkeep"),
+            tlast: p("tlast"),
+            tuser: p("tuser"),
+            tvalid: p("tvalid"),
+            now: p("now"),
+            tready: p("tready"),
+            mon_valid: p("mon_valid"),
+            mon_key: p("mon_key"),
+            mon_epoch: p("mon_epoch"),
+        };
+        for q in [ports.tdata, ports.tkeep, ports.tlast, ports.tuser, ports.tvalid, ports.now] {
+            m.set(q, 0);
+        }
+        NicFabric {
+            ports,
+            queue: VecDeque::new(),
+            beat: 0,
+            gap_left: 0,
+            gap: 0,
+            now: 0,
+            stats: FeedStats::default(),
+            sketched: Some(Vec::new()),
+        }
+    }
+
+    /// True while frames or a gap are still to be driven.
+    fn busy(&self) -> bool {
+        !self.queue.is_empty() || self.gap_left > 0
+    }
+
+    /// The input row of the next clock: `(row, a frame ended in it)`.
+    fn next_row(&mut self) -> ([u32; IN_ROW], bool) {
+        let now = |n: u64| [n as u32, (n >> 32) as u32];
+        if self.gap_left > 0 || self.queue.is_empty() {
+            if self.gap_left > 0 {
+                self.gap_left -= 1;
+                self.stats.busy_clocks += 1;
+            }
+            let [lo, hi] = now(self.now);
+            return ([0, 0, 0, 0, 0, 0, lo, hi], false);
+        }
+        let f = self.queue.front().expect("a frame is queued");
+        if self.beat == 0 {
+            self.now = f.ts_ns;
+        }
+        let nb = f.beats();
+        let (lo, hi) = (8 * self.beat, (8 * self.beat + 8).min(f.data.len()));
+        let mut word = [0u8; 8];
+        word[..hi - lo].copy_from_slice(&f.data[lo..hi]);
+        let d = u64::from_le_bytes(word);
+        let last = self.beat + 1 == nb;
+        let keep = if last { (1u32 << (hi - lo)) - 1 } else { 0xFF };
+        let [n0, n1] = now(self.now);
+        let row = [d as u32, (d >> 32) as u32, keep, last as u32, (last && f.tuser) as u32, 1, n0, n1];
+        self.stats.beats += 1;
+        self.stats.busy_clocks += 1;
+        if last {
+            self.stats.frames += 1;
+            self.stats.bytes += f.data.len() as u64;
+            self.queue.pop_front();
+            self.beat = 0;
+            self.gap_left = self.gap;
+        } else {
+            self.beat += 1;
+        }
+        (row, last)
+    }
+
+    fn drive(&self, m: &mut Model, row: &[u32; IN_ROW]) {
+        let p = &self.ports;
+        m.set(p.tdata, row[0] as u128 | (row[1] as u128) << 32);
+        m.set(p.tkeep, row[2] as u128);
+        m.set(p.tlast, row[3] as u128);
+        m.set(p.tuser, row[4] as u128);
+        m.set(p.tvalid, row[5] as u128);
+        m.set(p.now, row[6] as u128 | (row[7] as u128) << 32);
+    }
+
+    /// Records one clock's outputs: `tready`, `mon_valid`, `mon_epoch`, `mon_key` words.
+    fn observe(&mut self, o: &[u32]) {
+        if o[0] != 1 {
+            self.stats.tready_low += 1;
+        }
+        if o[1] == 1 {
+            self.stats.sketched += 1;
+            if let Some(v) = &mut self.sketched {
+                let key = o[3..7].iter().rev().fold(0u128, |a, &w| a << 32 | w as u128);
+                v.push((o[2], key));
+            }
+        }
+    }
+
+    fn sample(&mut self, m: &mut Model) {
+        let p = self.ports;
+        let mut o = [m.get(p.tready) as u32, m.get(p.mon_valid) as u32, 0, 0, 0, 0, 0];
+        if o[1] == 1 {
+            o[2] = m.get(p.mon_epoch) as u32;
+            let k = m.get(p.mon_key);
+            for (i, w) in o[3..7].iter_mut().enumerate() {
+                *w = (k >> (32 * i)) as u32;
+            }
+        }
+        self.observe(&o);
+    }
+
+    /// Runs clocks through `Model::stream` until `stop` says so (checked after each row
+    /// with the number of frames that ended so far) or `max` clocks ran; returns the clocks.
+    fn stream(&mut self, m: &mut Model, max: u64, mut stop: impl FnMut(&Self, u64) -> bool) -> u64 {
+        let p = self.ports;
+        let inputs = [p.tdata, p.tkeep, p.tlast, p.tuser, p.tvalid, p.now];
+        let outputs = [p.tready, p.mon_valid, p.mon_epoch, p.mon_key];
+        let (mut ran, mut ended) = (0u64, 0u64);
+        let mut rows = Vec::with_capacity(CHUNK * IN_ROW);
+        while ran < max && !stop(self, ended) {
+            // The outputs of the current clock (before its edge).
+            self.sample(m);
+            rows.clear();
+            let mut n = 0;
+            while n < CHUNK && ran + (n as u64) < max {
+                let (row, last) = self.next_row();
+                rows.extend_from_slice(&row);
+                n += 1;
+                ended += last as u64;
+                if stop(self, ended) {
+                    break;
+                }
+            }
+            let out = m.stream(&inputs, &rows, &outputs);
+            // Row r's outputs are the clock after row r; the last one is the new current
+            // clock, sampled by whatever runs next.
+            for o in out.chunks(OUT_ROW).take(n - 1) {
+                self.observe(o);
+            }
+            ran += n as u64;
+        }
+        // Leave the inputs idle (the last row may have been a beat).
+        let [lo, hi] = [self.now as u32, (self.now >> 32) as u32];
+        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi]);
+        ran
+    }
+}
+
+impl Fabric for NicFabric {
+    fn clock(&mut self, m: &mut Model, _cycle: u64) {
+        self.sample(m);
+        let (row, _) = self.next_row();
+        self.drive(m, &row);
+    }
+}
+
+/// The simulated NIC (see the module docs).
+pub struct SimNic {
+    bar: SimBar<NicFabric>,
+    map: RegMap,
+}
+
+impl SimNic {
+    /// The board's core (`CoreNic`: SketchINT FPGA tower, default register map), built or
+    /// reused from `target/verilator/`, reset, with the sketch RAMs at 0 (power-up).
+    pub fn new() -> Result<Self, String> {
+        let map = RegMap::nic_default();
+        let verilog = smartnic_hdl::flow::to_verilog("core", &mut CoreNic::nic()?)?;
+        let model = Model::of_verilog("core", &verilog)?;
+        let bar = SimBar::new(model, "", map.layout.bar_size as u64, NicFabric::new);
+        Ok(SimNic { bar, map })
+    }
+
+    /// The register map the core was generated from.
+    pub fn map(&self) -> &RegMap {
+        &self.map
+    }
+
+    /// The AXI4-Lite back end (bus statistics, master stalls, the fabric).
+    pub fn bar(&mut self) -> &mut SimBar<NicFabric> {
+        &mut self.bar
+    }
+
+    /// The Verilator model.
+    pub fn model(&mut self) -> &mut Model {
+        self.bar.model()
+    }
+
+    /// Clocks run since the model was created.
+    pub fn cycles(&mut self) -> u64 {
+        self.bar.model().cycles()
+    }
+
+    /// Idle clocks after every frame from now on (0 = back to back).
+    pub fn set_gap(&mut self, clocks: u64) {
+        self.bar.fabric.gap = clocks;
+    }
+
+    /// Source and monitor counters.
+    pub fn stats(&self) -> FeedStats {
+        self.bar.fabric.stats
+    }
+
+    /// Frames queued and not yet completely driven.
+    pub fn queued(&self) -> usize {
+        self.bar.fabric.queue.len()
+    }
+
+    /// Queues frames without running the clock (they are fed by the next clocks, including
+    /// those of register transactions).
+    pub fn queue(&mut self, frames: impl IntoIterator<Item = SimFrame>) {
+        for f in frames {
+            assert!(!f.data.is_empty(), "a frame has at least one byte");
+            self.bar.fabric.queue.push_back(f);
+        }
+    }
+
+    /// Queues up to `n` frames `(ts_ns, bytes)` from `frames` and runs the clock until all
+    /// queued frames (these and earlier ones) are driven; returns how many were taken.
+    pub fn replay<B: AsRef<[u8]>>(&mut self, frames: impl IntoIterator<Item = (u64, B)>, n: usize) -> usize {
+        let mut k = 0;
+        for (ts, b) in frames.into_iter().take(n) {
+            self.queue([SimFrame::new(ts, b.as_ref())]);
+            k += 1;
+        }
+        self.run_frames(u64::MAX);
+        k
+    }
+
+    /// Runs the clock until `n` more frames were driven or the queue (and a gap) ran out;
+    /// returns the frames driven.
+    pub fn run_frames(&mut self, n: u64) -> u64 {
+        let before = self.bar.fabric.stats.frames;
+        let model = self.bar.model_and_fabric();
+        model.1.stream(model.0, u64::MAX, |f, ended| ended >= n || !f.busy());
+        self.bar.fabric.stats.frames - before
+    }
+
+    /// Runs `clocks` clocks (frames keep flowing if queued).
+    pub fn run(&mut self, clocks: u64) {
+        let (m, f) = self.bar.model_and_fabric();
+        f.stream(m, clocks, |_, _| false);
+    }
+
+    /// Drives every queued frame, then runs until the sketch pipeline is idle.
+    pub fn drain(&mut self) {
+        self.run_frames(u64::MAX);
+        let idle = self.bar.model().port("sketch_idle");
+        for _ in 0..64 {
+            self.run(1);
+            if self.bar.model().get(idle) == 1 {
+                // The descriptor of the last frame may still be in the parser: run past it.
+                self.run(8);
+                if self.bar.model().get(idle) == 1 {
+                    return;
+                }
+            }
+        }
+        panic!("the sketch pipeline did not go idle");
+    }
+
+    /// The `(epoch, key)` of every packet that entered the sketch since the last call, in
+    /// order (`key` in the contract's byte order, `FlowKey` bytes big-endian in a u128).
+    pub fn take_sketched(&mut self) -> Vec<(u32, u128)> {
+        self.bar.fabric.sketched.replace(Vec::new()).unwrap_or_default()
+    }
+
+    /// Stops (`false`) or restarts (`true`) recording sketched packets (the counters in
+    /// [`SimNic::stats`] always run).
+    pub fn record_sketched(&mut self, on: bool) {
+        self.bar.fabric.sketched = on.then(Vec::new);
+    }
+}
+
+impl RegisterAccess for SimNic {
+    fn bar_size(&self) -> u64 {
+        self.bar.bar_size()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        self.bar.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        self.bar.write32(offset, value)
+    }
+}
+
+/// Every frame of a pcap or pcapng file as `(ts_ns, bytes)` (Ethernet link type expected;
+/// frames are taken as captured).
+pub fn read_capture(path: &Path) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    let mut r = smartnic::trace::capture::CaptureReader::open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    while let Some(f) = r.next_frame().map_err(|e| format!("{}: {e}", path.display()))? {
+        out.push((f.ts_ns, f.data.to_vec()));
+    }
+    Ok(out)
+}
