@@ -312,9 +312,11 @@ fn run_epochs(rig: &mut Rig, traffic: &mut Traffic, per_epoch: usize, epochs: u3
         // every counter; packets keep coming.
         let t = &rig.refs[e as usize];
         let mut reads: Vec<(u32, u32)> = Vec::new();
-        for k in &hot {
+        // Newest packet first, last array first: the first read is the counter the epoch's
+        // last packet wrote last (in the drain's last-but-one clock).
+        for k in hot.iter().rev() {
             let idx = t.indices(k);
-            reads.extend((0..ARRAYS as u32).map(|a| (a, idx[a as usize])));
+            reads.extend((0..ARRAYS as u32).rev().map(|a| (a, idx[a as usize])));
         }
         let again = reads.clone();
         reads.extend(again);
