@@ -58,9 +58,16 @@ pub struct SimReport {
     pub mmio_ms_per_snapshot: f64,
 }
 
+/// Environment variable naming the simulator binary (default: `smartnic-sim` next to the
+/// running `smartnic`).
+pub const SIM_ENV: &str = "SMARTNIC_SIM";
+
 /// Starts the simulator service, with `trace` loaded into its packet source if given.
 pub fn spawn_sim(trace: Option<&Path>) -> anyhow::Result<StreamBar> {
-    let exe = std::env::current_exe()?.with_file_name(SIM_BINARY);
+    let exe = match std::env::var_os(SIM_ENV) {
+        Some(p) => PathBuf::from(p),
+        None => std::env::current_exe()?.with_file_name(SIM_BINARY),
+    };
     if !exe.exists() {
         bail!(
             "the simulated NIC `{}` is not built; run `cargo build --release -p smartnic-sim-tb --bin {SIM_BINARY}` \
@@ -104,8 +111,10 @@ pub fn replay(args: &SimArgs) -> anyhow::Result<SimReport> {
     let mut dev = spawn_sim(Some(&args.trace))?;
     let map = DeviceMap::discover(&mut dev).context("the simulated NIC's register map")?;
     set_mode(&mut dev, &map, &args.mode)?;
+    // The map records the insertion mode the snapshots will state: read it again.
+    let map = DeviceMap::discover(&mut dev).context("the simulated NIC's register map")?;
     let total: u64 = dev.command("packets")?.trim().parse().context("simulator `packets` answer")?;
-    let cfg = ReadoutConfig { source: source::SIMULATOR, ..ReadoutConfig::default() };
+    let cfg = sim_readout_config();
     let pb = bar(Some(total), "replaying");
     let (mut sent, mut epochs, mut reads) = (0u64, Vec::new(), 0u64);
     while sent < total {
@@ -135,6 +144,17 @@ pub fn replay(args: &SimArgs) -> anyhow::Result<SimReport> {
         reads_per_snapshot: reads,
         mmio_ms_per_snapshot: reads as f64 / 1000.0,
     })
+}
+
+/// Readout settings for the simulator: its clock only runs while registers are accessed,
+/// so a 65,536-clock clear sweep takes thousands of STATUS polls over the service pipe;
+/// allow far longer than the 1 s a board needs.
+pub fn sim_readout_config() -> ReadoutConfig {
+    ReadoutConfig {
+        source: source::SIMULATOR,
+        poll_timeout: std::time::Duration::from_secs(300),
+        ..ReadoutConfig::default()
+    }
 }
 
 fn set_mode(dev: &mut StreamBar, map: &DeviceMap, mode: &str) -> anyhow::Result<()> {

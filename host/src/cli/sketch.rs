@@ -24,6 +24,13 @@ Examples:
   smartnic sketch run --trace t.pcap --epoch-packets 100000 -o epochs/
       one snapshot per 100k packets: epochs/epoch-000000.snap, ...")]
     Run(RunArgs),
+    /// Compare the counters of two snapshot files, sketch by sketch (e.g. a simulated or
+    /// hardware readout against `sketch run` over the same packets). Exit status 1 when
+    /// any compared sketch differs.
+    #[command(
+        after_help = "Example:\n  smartnic sketch diff sim-out/epoch-000003.snap sw-out/epoch-000003.snap"
+    )]
+    Diff(DiffArgs),
     /// Look one flow up in a snapshot file.
     #[command(after_help = "Example:\n  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6")]
     Query(QueryArgs),
@@ -49,6 +56,12 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct DiffArgs {
+    pub a: PathBuf,
+    pub b: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct QueryArgs {
     /// Snapshot file.
     pub snapshot: PathBuf,
@@ -66,6 +79,7 @@ pub fn run(cmd: SketchCmd, json: bool) -> anyhow::Result<()> {
     match cmd {
         SketchCmd::Run(args) => run_trace(&args, json),
         SketchCmd::Query(args) => query(&args, json),
+        SketchCmd::Diff(args) => diff(&args, json),
     }
 }
 
@@ -227,6 +241,72 @@ fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
             print!("  delay bins {h:?}  max inter-arrival {iv} ns");
         }
         println!();
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+struct SectionDiff {
+    sketch: String,
+    /// Packed counter bytes that differ; `null` when the geometries differ.
+    differing_bytes: Option<u64>,
+    equal: bool,
+}
+
+/// Compares sections of the same kind in order (the first Tower with the first Tower, ...).
+fn diff(args: &DiffArgs, json: bool) -> anyhow::Result<()> {
+    let read =
+        |p: &PathBuf| Snapshot::read_file(p).with_context(|| format!("cannot use snapshot {}", p.display()));
+    let (a, b) = (read(&args.a)?, read(&args.b)?);
+    let mut out = Vec::new();
+    for (sa, sb) in a.sections.iter().zip(&b.sections) {
+        use smartnic_driver::snapshot::Section::*;
+        let (name, same_geometry, xa, xb) = match (sa, sb) {
+            (Tower { geometry: ga, arrays: xa, .. }, Tower { geometry: gb, arrays: xb, .. }) => {
+                ("tower", ga == gb, xa, xb)
+            }
+            (SuMax { geometry: ga, arrays: xa }, SuMax { geometry: gb, arrays: xb }) => {
+                ("sumax", ga == gb, xa, xb)
+            }
+            _ => bail!("section kinds differ: the snapshots hold different sketches"),
+        };
+        let differing = same_geometry.then(|| {
+            xa.iter()
+                .zip(xb)
+                .map(|(p, q)| p.iter().zip(q).filter(|(x, y)| x != y).count() as u64)
+                .sum::<u64>()
+        });
+        out.push(SectionDiff {
+            sketch: name.into(),
+            differing_bytes: differing,
+            equal: differing == Some(0),
+        });
+    }
+    let all_equal = out.iter().all(|d| d.equal) && a.sections.len() == b.sections.len();
+    if json {
+        super::print_json(&out)?;
+    } else {
+        for d in &out {
+            match d.differing_bytes {
+                Some(0) => println!("{:<6} equal, counter for counter", d.sketch),
+                Some(n) => println!("{:<6} {n} packed counter bytes differ", d.sketch),
+                None => println!("{:<6} geometries differ", d.sketch),
+            }
+        }
+        if a.packets != b.packets {
+            println!("packets: {} vs {}", a.packets, b.packets);
+        }
+        if a.sections.len() != b.sections.len() {
+            println!(
+                "sections: {} vs {} (compared the first {})",
+                a.sections.len(),
+                b.sections.len(),
+                out.len()
+            );
+        }
+    }
+    if !all_equal || a.packets != b.packets {
+        bail!("the snapshots differ");
     }
     Ok(())
 }
