@@ -188,8 +188,11 @@ struct ReadoutReport {
 pub fn readout(args: &ReadoutArgs, json: bool) -> anyhow::Result<()> {
     let mut dev = open(&args.device)?;
     let map = DeviceMap::discover(&mut dev).with_context(|| format!("device {}", args.device))?;
-    let src = if args.device.starts_with("sim") { source::SIMULATOR } else { source::HARDWARE };
-    let cfg = ReadoutConfig { source: src, ..ReadoutConfig::default() };
+    let cfg = if args.device.starts_with("sim") {
+        super::sim::sim_readout_config()
+    } else {
+        ReadoutConfig { source: source::HARDWARE, ..ReadoutConfig::default() }
+    };
     let Some(period) = args.every else {
         let r = read_one(&mut dev, &map, &cfg, &args.output)?;
         return show(&r, json);
