@@ -177,7 +177,16 @@ impl StreamBar {
     pub fn spawn(mut cmd: Command) -> io::Result<Self> {
         let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
         let (out, inp) = (child.stdout.take().expect("piped"), child.stdin.take().expect("piped"));
-        let mut bar = Self::connect(Box::new(out), Box::new(inp))?;
+        let mut bar = Self::connect(Box::new(out), Box::new(inp)).map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => {
+                let status = child.wait().map(|s| s.to_string()).unwrap_or_else(|_| "unknown status".into());
+                io::Error::new(
+                    e.kind(),
+                    format!("the service exited before greeting ({status}); its own error is above"),
+                )
+            }
+            _ => e,
+        })?;
         bar.child = Some(child);
         Ok(bar)
     }
