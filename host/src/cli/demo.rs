@@ -1,36 +1,59 @@
-//! `smartnic demo`: the main job end to end. Until the simulated NIC exists it runs the
-//! software pipeline (the bit-exact models of the NIC's TowerSketch and SuMax): generate a
-//! trace with INT stacks and its ground truth, sketch it, write the snapshot, read the
-//! snapshot back and report what it says next to the truth.
+//! `smartnic demo`: the main job end to end. Generate a trace with INT stacks and its ground
+//! truth, replay it through the simulated NIC (the Verilator model of the generated core,
+//! in the `smartnic-sim` service), read every epoch out over the driver exactly as from a
+//! board, then check each snapshot against the bit-exact software sketches over the same
+//! packets and report what the NIC's counters say next to the exact answers.
+//!
+//! `--software` skips the simulator and reports the software pipeline alone.
 
 use super::progress::bar;
-use crate::sketch::snapshot::{from_section, software_snapshot};
+use super::sim::{replay, SimArgs};
+use crate::sketch::snapshot::{from_section, to_section};
 use crate::sketch::{AnySketch, SketchKind};
-use crate::trace::{generate_files, GenConfig, PacketReader, ShimConfig, Truth};
+use crate::trace::{generate_files, GenConfig, Packet, PacketReader, ShimConfig};
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::Snapshot;
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Directory for the trace, ground truth and snapshot.
+    /// Directory for the trace, ground truth and snapshots.
     #[arg(long, short, default_value = "out/demo")]
     pub out: PathBuf,
     /// Packets in the generated trace.
-    #[arg(long, default_value_t = 500_000)]
+    #[arg(long, default_value_t = 300_000)]
     pub packets: u64,
     /// Flows in the generated trace.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 30_000)]
     pub flows: u64,
+    /// IP packets per epoch (the driver swaps banks and reads out after each).
+    #[arg(long, default_value_t = 100_000)]
+    pub epoch_packets: u64,
     /// Seed of the generator (same seed, same trace).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Flows listed in the report.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 8)]
     pub top: usize,
+    /// Run the software pipeline only (no simulated NIC).
+    #[arg(long)]
+    pub software: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct EpochCheck {
+    epoch: u64,
+    packets: u64,
+    snapshot: String,
+    /// Per sketch: whether the NIC's counters equal the software model's, counter for counter.
+    tower_equal: bool,
+    sumax_equal: bool,
+    tower_are: f64,
+    sumax_are: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -40,34 +63,24 @@ struct TopFlow {
     tower: u64,
     sumax: u64,
     delay_bins: Vec<u64>,
-    true_max_iat_ns: u64,
-    sumax_max_iat_ns: u64,
-}
-
-#[derive(Debug, Serialize)]
-struct Accuracy {
-    sketch: String,
-    memory_bytes: u64,
-    are: f64,
-    aae: f64,
-    exact_flows: u64,
+    max_iat_us: f64,
 }
 
 #[derive(Debug, Serialize)]
 struct DemoReport {
+    source: &'static str,
     trace: String,
     truth: String,
-    snapshot: String,
     packets: u64,
-    flows: u64,
-    accuracy: Vec<Accuracy>,
-    top: Vec<TopFlow>,
+    flows: usize,
+    epochs: Vec<EpochCheck>,
+    reads_per_snapshot: Option<u64>,
+    top_of_last_epoch: Vec<TopFlow>,
 }
 
 pub fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let (trace, truth_path, snap_path) =
-        (args.out.join("trace.pcap"), args.out.join("truth.json"), args.out.join("epoch-000000.snap"));
+    let (trace, truth) = (args.out.join("trace.pcap"), args.out.join("truth.json"));
     let cfg = GenConfig {
         seed: args.seed,
         packets: args.packets,
@@ -77,29 +90,23 @@ pub fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
     };
     cfg.validate()?;
     let pb = bar(None, "generating trace");
-    let truth = generate_files(&cfg, &trace, &truth_path, None)?;
+    generate_files(&cfg, &trace, &truth, None)?;
     pb.finish_and_clear();
-
-    let mut sketches: Vec<AnySketch> =
-        [SketchKind::TowerAcu, SketchKind::Sumax].iter().filter_map(|k| k.build_nic()).collect();
-    let mut reader = PacketReader::open(&trace)?;
-    let pb = bar(Some(truth.totals.packets), "sketching");
-    let mut n = 0u64;
-    while let Some(p) = reader.next_packet()? {
-        sketches.iter_mut().for_each(|s| s.insert(&p));
-        n += 1;
-        if n.is_multiple_of(65536) {
-            pb.set_position(n);
-        }
-    }
-    pb.finish_and_clear();
-    software_snapshot(&sketches, 0, n)?.write_file(&snap_path)?;
-
-    // Everything below is computed from the snapshot file alone, as a readout would be.
-    let snap = Snapshot::read_file(&snap_path)?;
-    let decoded: Vec<AnySketch> =
-        snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect::<Result<_, _>>()?;
-    let report = build_report(&args, &truth, &decoded, [&trace, &truth_path, &snap_path], n)?;
+    let packets = read_packets(&trace)?;
+    let snaps_dir = args.out.join(if args.software { "software" } else { "nic" });
+    let (snapshots, reads) = if args.software {
+        (software_epochs(&packets, args.epoch_packets, &snaps_dir)?, None)
+    } else {
+        let sim = SimArgs {
+            trace: trace.clone(),
+            epoch_packets: args.epoch_packets,
+            mode: "acu".into(),
+            output: snaps_dir,
+        };
+        let r = replay(&sim)?;
+        (r.epochs.iter().map(|e| PathBuf::from(&e.path)).collect(), Some(r.reads_per_snapshot))
+    };
+    let report = check(&args, &trace, &truth, &packets, &snapshots, reads)?;
     if json {
         return super::print_json(&report);
     }
@@ -107,113 +114,172 @@ pub fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build_report(
+fn read_packets(trace: &Path) -> anyhow::Result<Vec<Packet>> {
+    let mut r = PacketReader::open(trace)?;
+    let mut v = Vec::new();
+    while let Some(p) = r.next_packet()? {
+        v.push(p);
+    }
+    Ok(v)
+}
+
+/// The NIC's sketches at their default geometry, fed `packets`.
+fn software_pair(packets: &[Packet]) -> Vec<AnySketch> {
+    let mut s: Vec<AnySketch> =
+        [SketchKind::TowerAcu, SketchKind::Sumax].iter().filter_map(|k| k.build_nic()).collect();
+    for p in packets {
+        s.iter_mut().for_each(|k| k.insert(p));
+    }
+    s
+}
+
+fn software_epochs(packets: &[Packet], per: u64, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut out = Vec::new();
+    for (e, chunk) in packets.chunks(per.max(1) as usize).enumerate() {
+        let path = dir.join(format!("epoch-{e:06}.snap"));
+        let snap =
+            crate::sketch::snapshot::software_snapshot(&software_pair(chunk), e as u64, chunk.len() as u64)?;
+        snap.write_file(&path)?;
+        out.push(path);
+    }
+    Ok(out)
+}
+
+fn exact_counts(packets: &[Packet]) -> HashMap<FlowKey, u64> {
+    let mut m = HashMap::new();
+    for p in packets {
+        *m.entry(p.key).or_insert(0) += 1;
+    }
+    m
+}
+
+fn are(s: &AnySketch, exact: &HashMap<FlowKey, u64>) -> f64 {
+    let sum: f64 = exact.iter().map(|(k, &n)| s.query(k).abs_diff(n) as f64 / n as f64).sum();
+    sum / exact.len().max(1) as f64
+}
+
+fn check(
     args: &DemoArgs,
-    truth: &Truth,
-    sketches: &[AnySketch],
-    paths: [&PathBuf; 3],
-    packets: u64,
+    trace: &Path,
+    truth: &Path,
+    packets: &[Packet],
+    snapshots: &[PathBuf],
+    reads: Option<u64>,
 ) -> anyhow::Result<DemoReport> {
-    let flows: Vec<(FlowKey, &crate::trace::FlowRecord)> = truth
-        .flows
-        .iter()
-        .map(|f| FlowKey::parse(&f.key).map(|k| (k, f)).context("ground truth holds an unparsable flow key"))
-        .collect::<anyhow::Result<_>>()?;
-    let accuracy = sketches
-        .iter()
-        .map(|s| {
-            let (mut rel, mut abs, mut exact) = (0.0, 0.0, 0u64);
-            for (k, f) in &flows {
-                let err = s.query(k).abs_diff(f.packets) as f64;
-                rel += err / f.packets as f64;
-                abs += err;
-                exact += (err == 0.0) as u64;
-            }
-            let n = flows.len().max(1) as f64;
-            Accuracy {
-                sketch: sketch_name(s),
-                memory_bytes: s.memory_bytes(),
-                are: rel / n,
-                aae: abs / n,
-                exact_flows: exact,
-            }
-        })
-        .collect();
-    let mut by_size: Vec<_> = flows.iter().collect();
-    by_size.sort_by_key(|(_, f)| std::cmp::Reverse(f.packets));
-    let tower = sketches.iter().find(|s| matches!(s, AnySketch::Tower(_)));
-    let sumax = sketches.iter().find_map(|s| match s {
+    let pb = bar(Some(snapshots.len() as u64), "checking epochs");
+    let mut epochs = Vec::new();
+    let mut last = None;
+    for (chunk, path) in packets.chunks(args.epoch_packets.max(1) as usize).zip(snapshots) {
+        let snap = Snapshot::read_file(path)?;
+        let nic: Vec<AnySketch> =
+            snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect::<Result<_, _>>()?;
+        let soft = software_pair(chunk);
+        let equal =
+            |want: &AnySketch| snap.sections.iter().any(|s| *s == to_section(want).expect("snapshottable"));
+        let exact = exact_counts(chunk);
+        let find = |tower: bool| {
+            nic.iter().find(|s| matches!(s, AnySketch::Tower(_)) == tower).context("sketch missing")
+        };
+        epochs.push(EpochCheck {
+            epoch: snap.epoch,
+            packets: snap.packets,
+            snapshot: path.display().to_string(),
+            tower_equal: equal(&soft[0]),
+            sumax_equal: equal(&soft[1]),
+            tower_are: are(find(true)?, &exact),
+            sumax_are: are(find(false)?, &exact),
+        });
+        last = Some((nic, exact));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let top = last.map(|(nic, exact)| top_flows(&nic, &exact, args.top)).unwrap_or_default();
+    Ok(DemoReport {
+        source: if args.software {
+            "software pipeline"
+        } else {
+            "simulated NIC (Verilator model of the generated core)"
+        },
+        trace: trace.display().to_string(),
+        truth: truth.display().to_string(),
+        packets: packets.len() as u64,
+        flows: exact_counts(packets).len(),
+        epochs,
+        reads_per_snapshot: reads,
+        top_of_last_epoch: top,
+    })
+}
+
+fn top_flows(nic: &[AnySketch], exact: &HashMap<FlowKey, u64>, n: usize) -> Vec<TopFlow> {
+    let mut flows: Vec<(&FlowKey, &u64)> = exact.iter().collect();
+    flows.sort_by_key(|(k, &c)| (std::cmp::Reverse(c), **k));
+    let tower = nic.iter().find(|s| matches!(s, AnySketch::Tower(_)));
+    let sumax = nic.iter().find_map(|s| match s {
         AnySketch::SuMax(m) => Some(m),
         _ => None,
     });
-    let top = by_size
-        .iter()
-        .take(args.top)
-        .map(|(k, f)| {
+    flows
+        .into_iter()
+        .take(n)
+        .map(|(k, &c)| {
             let e = sumax.map(|m| m.query(k)).unwrap_or_default();
             let unit = sumax.map_or(1, |m| 1u64 << m.geometry().time_shift);
             TopFlow {
                 flow: k.to_string(),
-                packets: f.packets,
+                packets: c,
                 tower: tower.map_or(0, |t| t.query(k)),
                 sumax: e.size,
                 delay_bins: e.delay_hist,
-                true_max_iat_ns: f.max_iat_ns,
-                sumax_max_iat_ns: e.max_interval * unit,
+                max_iat_us: (e.max_interval * unit) as f64 / 1e3,
             }
         })
-        .collect();
-    Ok(DemoReport {
-        trace: paths[0].display().to_string(),
-        truth: paths[1].display().to_string(),
-        snapshot: paths[2].display().to_string(),
-        packets,
-        flows: flows.len() as u64,
-        accuracy,
-        top,
-    })
-}
-
-fn sketch_name(s: &AnySketch) -> String {
-    match s {
-        AnySketch::Tower(t) => format!("tower-{}", t.mode().name()),
-        AnySketch::SuMax(_) => "sumax".into(),
-        AnySketch::Elastic(_) => "elastic".into(),
-    }
+        .collect()
 }
 
 fn print_report(r: &DemoReport) {
-    println!("SmartNIC demo (software pipeline: bit-exact models of the NIC's sketches)");
-    println!("  trace     {} ({} packets, {} flows)", r.trace, r.packets, r.flows);
-    println!("  truth     {}", r.truth);
-    println!("  snapshot  {}", r.snapshot);
-    println!("\nflow-size accuracy over all flows, from the snapshot:");
-    println!("  {:<10} {:>10} {:>10} {:>10} {:>12}", "sketch", "memory", "ARE", "AAE", "exact flows");
-    for a in &r.accuracy {
+    println!("SmartNIC demo: {}", r.source);
+    println!("  trace  {} ({} packets, {} flows; truth in {})", r.trace, r.packets, r.flows, r.truth);
+    println!(
+        "\nepochs read out (counters compared with the bit-exact software sketches over the same packets):"
+    );
+    println!(
+        "  {:>5} {:>9}  {:<10} {:<10} {:>10} {:>10}  snapshot",
+        "epoch", "packets", "tower", "sumax", "tower ARE", "sumax ARE"
+    );
+    let verdict = |eq: bool| if eq { "equal" } else { "DIFFERS" };
+    for e in &r.epochs {
         println!(
-            "  {:<10} {:>9}K {:>10.4} {:>10.3} {:>12}",
-            a.sketch,
-            a.memory_bytes / 1024,
-            a.are,
-            a.aae,
-            a.exact_flows
+            "  {:>5} {:>9}  {:<10} {:<10} {:>10.4} {:>10.4}  {}",
+            e.epoch,
+            e.packets,
+            verdict(e.tower_equal),
+            verdict(e.sumax_equal),
+            e.tower_are,
+            e.sumax_are,
+            e.snapshot
         );
     }
-    println!("\ntop flows: true packets, estimates, SuMax delay bins and max inter-arrival:");
-    println!(
-        "  {:<46} {:>8} {:>8} {:>8}  {:<44} {:>12} {:>12}",
-        "flow", "true", "tower", "sumax", "delay bins", "true IAT ns", "sumax IAT ns"
-    );
-    for t in &r.top {
+    if let Some(reads) = r.reads_per_snapshot {
         println!(
-            "  {:<46} {:>8} {:>8} {:>8}  {:<44} {:>12} {:>12}",
+            "  readout: {reads} register reads per snapshot (~{:.0} ms of MMIO at 1 us per read)",
+            reads as f64 / 1e3
+        );
+    }
+    println!("\nlargest flows of the last epoch: exact packets, NIC estimates, SuMax delay bins (<1,1-2,2-4,... us):");
+    println!(
+        "  {:<44} {:>7} {:>7} {:>7}  {:<34} {:>10}",
+        "flow", "exact", "tower", "sumax", "delay bins", "max IAT us"
+    );
+    for t in &r.top_of_last_epoch {
+        println!(
+            "  {:<44} {:>7} {:>7} {:>7}  {:<34} {:>10.1}",
             t.flow,
             t.packets,
             t.tower,
             t.sumax,
             format!("{:?}", t.delay_bins),
-            t.true_max_iat_ns,
-            t.sumax_max_iat_ns
+            t.max_iat_us
         );
     }
 }
