@@ -109,7 +109,7 @@ pub const BLOCKS: &[BlockDef] = &[
     },
     BlockDef {
         name: "core",
-        about: "NIC core top: AXI-Stream 64-bit -> parser -> two-bank TowerSketch (SketchINT FPGA geometry) + epoch engine, statistics counters, AXI4-Lite register file (default map) with the idle bank behind the readout windows",
+        about: "NIC core top: AXI-Stream 64-bit -> parser -> two-bank TowerSketch (SketchINT FPGA geometry) + two-bank SuMax (NIC geometry, time_of + delay_bin) under one epoch engine, statistics counters, AXI4-Lite register file (default map) with the idle banks behind the readout windows",
         verilog: crate::core_top::nic_verilog,
     },
 ];

@@ -1,21 +1,28 @@
 //! `core`: the NIC core top, one Verilog module: the 10G MAC's AXI-Stream in, the packet
-//! parser, the two-bank TowerSketch with the epoch engine, the statistics counters and the
-//! AXI4-Lite register file whose readout windows are answered by the idle bank.
+//! parser, the two-bank TowerSketch and the two-bank SuMax under one epoch engine, the
+//! statistics counters and the AXI4-Lite register file whose readout windows are answered
+//! by the idle banks.
 //!
 //! # Datapath
 //!
 //! ```text
-//! AXI-Stream -> Parser -> descriptor --(IP only)--> ingress flop --> TowerBanked (bank tagged at ingress)
-//!   now ----/      |                                                    |  ^ swap/clear/acu (MODE)
-//!                  +-> frames / ip_packets / non_ip / malformed, bytes  |  | ro_* = window port
-//!                                 `-------------> RegisterFile <-------'--'
+//! AXI-Stream -> Parser -> descriptor --(IP only)--> ingress flop --> TowerBanked (bank tagged at ingress, engine)
+//!   now ----/      |                      |  t = ts >> shift            |  active_bank, clr_*
+//!                  |                      |  delay -> DelayBin (7) -----+--> 7-deep key/t/bank line --> SuMaxBanked
+//!                  +-> frames / ip_packets / non_ip / malformed, bytes       ^ swap/clear/acu, ro_* = window port
+//!                                 `-------------> RegisterFile <-------------'
 //! ```
 //!
 //! - **Parser** ([`crate::parser::Parser`]): one descriptor per frame, `tready` constant 1
 //!   (the core never back-pressures the MAC). `now` is sampled at each frame's first beat.
-//! - **Sketch ingress**: a descriptor of class IP (1) is registered once (key) and enters
-//!   [`TowerBanked`] the next clock; the epoch engine inside tags it with the active bank in
-//!   that clock. Non-IP and malformed frames are only counted.
+//! - **Sketch ingress**: a descriptor of class IP (1) is registered once (key, `t` =
+//!   `d_ts >> time_shift` truncated to `TW` bits = `SuMax::time_of`, the INT delay saturated
+//!   to 32 bits) and enters [`TowerBanked`] the next clock; the epoch engine inside tags it
+//!   with the active bank in that clock. The delay goes through [`DelayBin`] ([`SM_DELAY`] =
+//!   7 clocks); key, `t` and that bank wait in a delay line and enter [`SuMaxBanked`] with
+//!   the bin. The engine's drain is [`CORE_DRAIN`] = 15 (SuMax's last write), its clear
+//!   sweep (2^AM clocks) also drives SuMax's clear port. Non-IP and malformed frames are
+//!   only counted.
 //! - **Statistics** (contract `regs::stats`): `frames`, `sketched` (= the parser's IP
 //!   count: exactly the packets that enter the sketch), `non_ip`, `malformed` from the
 //!   parser, so `sketched + non_ip + malformed = frames` on every clock; `bytes` = the sum of
@@ -25,9 +32,10 @@
 //!   geometries): CONTROL SWAP/CLEAR pulses -> the epoch engine, MODE -> the tower's `acu`,
 //!   EPOCH/SEQUENCE/STATUS/IDLE_PACKETS/ACTIVE_PACKETS <- the engine. A read in window `s`
 //!   is `ro_req` of the tower's readout port with `ro_array = s` for the tower arrays
-//!   (`s < 3`); SuMax windows (`s >= 3`) go to `ro_array = 3`, which reads 0 (the SuMax
-//!   pipeline is not in this core yet), so every window read is answered after
-//!   [`tower_banked::RO_LATENCY`] clocks.
+//!   (`s < 3`, answer after [`tower_banked::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
+//!   reads word `k = bucket * cells + cell` of array `i`'s idle bank: [`CellIndex`] (divide
+//!   by the constant `cells` = 11 by a reciprocal multiply, 3 clocks), the arrays' read port
+//!   (3), the window's array registered (1): answer after [`SW_LATENCY`] = 7 clocks.
 //!
 //! # Ports
 //!
@@ -41,16 +49,20 @@
 //! | `mon_valid`, `mon_key`, `mon_epoch`, `mon_bank` | out | 1, 104, 32, 1 | monitor: a packet enters the sketch this clock, its key, the EPOCH and bank it is recorded in |
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet running-minimum estimate at its last write (`done`) |
+//! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
 //!
-//! Latency: last beat of a frame -> descriptor (parser) -> +1 ingress flop -> sketch; the
-//! sketch's counters are final [`tower_banked::DRAIN`] clocks after ingress.
+//! Latency: last beat of a frame -> descriptor (parser) -> +1 ingress flop -> tower; both
+//! sketches' counters are final [`CORE_DRAIN`] clocks after the tower ingress.
+use crate::arith::delay_bin::{self, DelayBin};
 use crate::arith::Widen;
 use crate::parser::Parser;
 use crate::regs::{RegMap, RegisterFile, SEL_BITS};
+use crate::sketch::sumax;
+use crate::sketch::sumax_banked::{CellIndex, SuMaxBanked, CELL_INDEX_LATENCY};
 use crate::sketch::tower_banked::{self, TowerBanked};
 use crate::sketch::Sink;
 use rust_hdl::prelude::*;
-use smartnic_contract::geometry::TowerGeometry;
+use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 
 /// The core (see the module docs). Generics: the tower's (`W0, A0, W1, A1, W2, A2, AM` as
 /// [`TowerBanked`]) and the register file's (`A, IW, NW` as [`RegisterFile`]).
@@ -63,6 +75,11 @@ pub struct Core<
     const W2: usize,
     const A2: usize,
     const AM: usize,
+    const SW: usize,
+    const DW: usize,
+    const DC: usize,
+    const TW: usize,
+    const SA: usize,
     const A: usize,
     const IW: usize,
     const NW: usize,
@@ -104,24 +121,60 @@ pub struct Core<
     pub est_valid: Signal<Out, Bit>,
     pub est_inf: Signal<Out, Bit>,
     pub estimate: Signal<Out, Bits<32>>,
+    pub sm_done: Signal<Out, Bit>,
+    pub sm_size_inf: Signal<Out, Bit>,
+    pub sm_size: Signal<Out, Bits<32>>,
+    pub sm_delay_inf: Signal<Out, Bit>,
+    pub sm_delay: Signal<Out, Bits<32>>,
     parser: Parser,
     tower: TowerBanked<W0, A0, W1, A1, W2, A2, AM>,
+    sumax: SuMaxBanked<SW, DW, DC, TW, SA>,
+    dbin: DelayBin<32>,
+    cidx: CellIndex<IW, SA>,
     regs: RegisterFile<A, IW, NW>,
     ing_valid: DFF<Bit>,
     ing_key: DFF<Bits<104>>,
+    ing_t: DFF<Bits<TW>>,
+    ing_delay: DFF<Bits<32>>,
+    // SuMax ingress delay line (the delay bin's latency): tap j = ingress j + 1 clocks ago
+    sm_valid: [DFF<Bit>; SM_DELAY],
+    sm_key: [DFF<Bits<104>>; SM_DELAY],
+    sm_t: [DFF<Bits<TW>>; SM_DELAY],
+    sm_bank: [DFF<Bit>; SM_DELAY],
+    // SuMax window readout: request valid and window select, then the answer register
+    sw_v: [DFF<Bit>; SW_LATENCY],
+    sw_sel: [DFF<Bits<SEL_BITS>>; SW_LATENCY - 1],
+    sw_q: DFF<Bits<32>>,
+    tower_req: Signal<Local, Bit>,
+    sink_ts: Sink<64>,
+    sink_clr: Sink<AM>,
+    sink_packets: Sink<32>,
     bytes: DFF<Bits<64>>,
     len64: Widen<64, 16>,
-    sink_ts: Sink<64>,
-    sink_delay: Sink<64>,
-    sink_index: Sink<IW>,
     class_ip: Constant<Bits<2>>,
     tower_sels: Constant<Bits<SEL_BITS>>,
+    sm_sel: [Constant<Bits<SEL_BITS>>; 3],
     ro_none: Constant<Bits<2>>,
+    t_shift: Constant<Bits<6>>,
     zero64: Constant<Bits<64>>,
+    zero32: Constant<Bits<32>>,
+    ones32: Constant<Bits<32>>,
 }
 
+/// Clocks from a packet's tower ingress to its SuMax `key` (the delay-bin unit's latency).
+pub const SM_DELAY: usize = delay_bin::LATENCY;
+/// The engine's swap drain: the later of the tower's and SuMax's last writes.
+pub const CORE_DRAIN: usize = if SM_DELAY + sumax::LATENCY > tower_banked::DRAIN {
+    SM_DELAY + sumax::LATENCY
+} else {
+    tower_banked::DRAIN
+};
+/// Clocks from a SuMax window request to its answer: (bucket, cell), the array read, the
+/// array select register.
+pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
+
 /// The board's core: SketchINT's FPGA tower (two banks), the default register map.
-pub type CoreNic = Core<8, 16, 16, 15, 32, 14, 16, 21, 19, 6>;
+pub type CoreNic = Core<8, 16, 16, 15, 32, 14, 16, 32, 16, 8, 32, 13, 21, 19, 6>;
 
 impl<
         const W0: usize,
@@ -131,16 +184,36 @@ impl<
         const W2: usize,
         const A2: usize,
         const AM: usize,
+        const SW: usize,
+        const DW: usize,
+        const DC: usize,
+        const TW: usize,
+        const SA: usize,
         const A: usize,
         const IW: usize,
         const NW: usize,
-    > Core<W0, A0, W1, A1, W2, A2, AM, A, IW, NW>
+    > Core<W0, A0, W1, A1, W2, A2, AM, SW, DW, DC, TW, SA, A, IW, NW>
 {
     /// The core for `tower` (checked against the generics by [`TowerBanked::new`]) behind
     /// register map `map` (checked by [`RegisterFile::new`]; its tower geometry must be
     /// `tower`).
-    pub fn new(tower: &TowerGeometry, map: &RegMap) -> Result<Self, String> {
-        let t = TowerBanked::new(tower)?;
+    pub fn new(tower: &TowerGeometry, sumax: &SuMaxGeometry, map: &RegMap) -> Result<Self, String> {
+        let t = TowerBanked::with_drain(tower, CORE_DRAIN)?;
+        let sm = SuMaxBanked::new(sumax)?;
+        if SA > AM {
+            return Err(format!("SuMax address bits {SA} > tower address bits AM = {AM} (the clear sweep)"));
+        }
+        if sumax.time_shift as usize + TW > 64 {
+            return Err(format!("time_shift {} + time width {TW} > 64", sumax.time_shift));
+        }
+        let cells = 3 + DC as u32;
+        if map.layout.sumax_windows.len() != sumax.hashes.len() {
+            return Err(format!(
+                "the map has {} SuMax windows, the SuMax {} arrays",
+                map.layout.sumax_windows.len(),
+                sumax.hashes.len()
+            ));
+        }
         let regs = RegisterFile::new(map)?;
         if map.layout.tower_windows.len() != tower.arrays.len() {
             return Err(format!(
@@ -187,20 +260,42 @@ impl<
             est_valid: Default::default(),
             est_inf: Default::default(),
             estimate: Default::default(),
+            sm_done: Default::default(),
+            sm_size_inf: Default::default(),
+            sm_size: Default::default(),
+            sm_delay_inf: Default::default(),
+            sm_delay: Default::default(),
             parser: Parser::new(),
             tower: t,
+            sumax: sm,
+            dbin: DelayBin::new(&sumax.delay_bins, sumax.delay_cells),
+            cidx: CellIndex::new(cells),
             regs,
             ing_valid: Default::default(),
             ing_key: Default::default(),
+            ing_t: Default::default(),
+            ing_delay: Default::default(),
+            sm_valid: Default::default(),
+            sm_key: Default::default(),
+            sm_t: Default::default(),
+            sm_bank: Default::default(),
+            sw_v: Default::default(),
+            sw_sel: Default::default(),
+            sw_q: Default::default(),
+            tower_req: Default::default(),
+            sink_ts: Default::default(),
+            sink_clr: Default::default(),
+            sink_packets: Default::default(),
             bytes: Default::default(),
             len64: Default::default(),
-            sink_ts: Default::default(),
-            sink_delay: Default::default(),
-            sink_index: Default::default(),
             class_ip: Constant::new(1u64.to_bits()),
             tower_sels: Constant::new((tower.arrays.len() as u64).to_bits()),
+            sm_sel: std::array::from_fn(|i| Constant::new(((tower.arrays.len() + i) as u64).to_bits())),
             ro_none: Constant::new(3u64.to_bits()),
+            t_shift: Constant::new((sumax.time_shift as u64).to_bits()),
             zero64: Constant::new(0u64.to_bits()),
+            zero32: Constant::new(0u64.to_bits()),
+            ones32: Constant::new(0xffff_ffffu64.to_bits()),
         })
     }
 }
@@ -208,13 +303,31 @@ impl<
 impl CoreNic {
     /// The board's configuration.
     pub fn nic() -> Result<Self, String> {
-        Self::new(&TowerGeometry::sketchint_fpga(), &RegMap::nic_default())
+        Self::new(&TowerGeometry::sketchint_fpga(), &SuMaxGeometry::nic_default(), &RegMap::nic_default())
     }
+}
+
+impl CoreNic {
+    /// [`CoreNic::nic`] on the heap, built on a thread with a large stack (the struct is
+    /// about 0.5 MB and `new` moves it a few times: more than a test thread's 2 MB stack).
+    pub fn nic_boxed() -> Result<Box<Self>, String> {
+        big_stack(|| Self::nic().map(Box::new))
+    }
+}
+
+/// Runs `f` on a thread with a 256 MB stack.
+pub fn big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("the big-stack thread panicked")
 }
 
 /// Verilog of the board's core (block `core`).
 pub fn nic_verilog() -> Result<String, String> {
-    crate::flow::to_verilog("core", &mut CoreNic::nic()?)
+    big_stack(|| crate::flow::to_verilog("core", &mut *CoreNic::nic_boxed()?))
 }
 
 /// Clocks from a window request to its answer (the tower's readout latency).
@@ -228,14 +341,19 @@ impl<
         const W2: usize,
         const A2: usize,
         const AM: usize,
+        const SW: usize,
+        const DW: usize,
+        const DC: usize,
+        const TW: usize,
+        const SA: usize,
         const A: usize,
         const IW: usize,
         const NW: usize,
-    > Logic for Core<W0, A0, W1, A1, W2, A2, AM, A, IW, NW>
+    > Logic for Core<W0, A0, W1, A1, W2, A2, AM, SW, DW, DC, TW, SA, A, IW, NW>
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ing_valid, ing_key, bytes);
+        dff_setup!(self, clock, ing_valid, ing_key, ing_t, ing_delay, sw_q, bytes);
         // Parser.
         self.parser.clock.next = self.clock.val();
         self.parser.reset.next = self.reset.val();
@@ -245,14 +363,21 @@ impl<
         self.parser.tuser.next = self.tuser.val();
         self.parser.tvalid.next = self.tvalid.val();
         self.parser.now.next = self.now.val();
-        self.tready.next = self.parser.tready.val() & self.tower.in_ready.val();
+        self.tready.next = self.parser.tready.val() & self.tower.in_ready.val() & self.sumax.in_ready.val();
         self.sink_ts.x.next = self.parser.d_ts.val();
-        self.sink_delay.x.next = self.parser.d_delay.val();
         // Sketch ingress: IP descriptors only.
         self.ing_valid.d.next = self.parser.d_valid.val()
             & (self.parser.d_class.val() == self.class_ip.val())
             & !self.reset.val();
         self.ing_key.d.next = self.parser.d_key.val();
+        // SuMax inputs: the time cell value and the INT delay (saturated to 32 bits: every
+        // delay >= 2^32 ns is in the last bin anyway).
+        self.ing_t.d.next = self.parser.d_ts.val().get_bits::<TW>(self.t_shift.val().index());
+        if self.parser.d_delay.val().get_bits::<32>(32) == self.zero32.val() {
+            self.ing_delay.d.next = self.parser.d_delay.val().get_bits::<32>(0);
+        } else {
+            self.ing_delay.d.next = self.ones32.val();
+        }
         // Bytes of every frame, in the clock the parser's frame counters move.
         self.len64.x.next = self.parser.d_len.val();
         if self.reset.val() {
@@ -270,14 +395,81 @@ impl<
         self.tower.acu.next = self.regs.acu.val();
         self.tower.swap.next = self.regs.swap.val();
         self.tower.clear.next = self.regs.clear.val();
-        self.tower.ro_req.next = self.regs.win_req.val();
+        self.tower_req.next = self.regs.win_sel.val() < self.tower_sels.val();
+        self.tower.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
         if self.regs.win_sel.val() < self.tower_sels.val() {
             self.tower.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
         } else {
             self.tower.ro_array.next = self.ro_none.val();
         }
         self.tower.ro_index.next = self.regs.win_index.val().get_bits::<AM>(0);
-        self.sink_index.x.next = self.regs.win_index.val();
+        // SuMax: the delay bin of the ingress packet; key, t and bank wait for it.
+        self.dbin.clock.next = self.clock.val();
+        self.dbin.reset.next = self.reset.val();
+        self.dbin.delay.next = self.ing_delay.q.val();
+        self.dbin.delay_valid.next = self.ing_valid.q.val();
+        self.sm_valid[0].clock.next = self.clock.val();
+        self.sm_key[0].clock.next = self.clock.val();
+        self.sm_t[0].clock.next = self.clock.val();
+        self.sm_bank[0].clock.next = self.clock.val();
+        self.sm_valid[0].d.next = self.ing_valid.q.val() & !self.reset.val();
+        self.sm_key[0].d.next = self.ing_key.q.val();
+        self.sm_t[0].d.next = self.ing_t.q.val();
+        self.sm_bank[0].d.next = self.tower.active_bank.val();
+        for j in 1..SM_DELAY {
+            self.sm_valid[j].clock.next = self.clock.val();
+            self.sm_key[j].clock.next = self.clock.val();
+            self.sm_t[j].clock.next = self.clock.val();
+            self.sm_bank[j].clock.next = self.clock.val();
+            self.sm_valid[j].d.next = self.sm_valid[j - 1].q.val() & !self.reset.val();
+            self.sm_key[j].d.next = self.sm_key[j - 1].q.val();
+            self.sm_t[j].d.next = self.sm_t[j - 1].q.val();
+            self.sm_bank[j].d.next = self.sm_bank[j - 1].q.val();
+        }
+        self.sumax.clock.next = self.clock.val();
+        self.sumax.reset.next = self.reset.val();
+        for j in (SM_DELAY - 1)..SM_DELAY {
+            self.sumax.key_valid.next = self.sm_valid[j].q.val();
+            self.sumax.key.next = self.sm_key[j].q.val();
+            self.sumax.t.next = self.sm_t[j].q.val();
+            self.sumax.bank.next = self.sm_bank[j].q.val();
+        }
+        self.sumax.bin.next = self.dbin.bin.val();
+        self.sumax.clr.next = self.tower.clr.val();
+        self.sumax.clr_bank.next = self.tower.clr_bank.val();
+        self.sumax.clr_addr.next = self.tower.clr_addr.val().get_bits::<SA>(0);
+        self.sink_clr.x.next = self.tower.clr_addr.val();
+        self.sink_packets.x.next = self.sumax.packets.val();
+        self.sumax.rd_bank.next = !self.tower.active_bank.val();
+        // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
+        self.cidx.clock.next = self.clock.val();
+        self.cidx.k.next = self.regs.win_index.val();
+        self.sumax.rd_addr.next = self.cidx.bucket.val();
+        self.sumax.rd_cell.next = self.cidx.cell_no.val();
+        self.sw_v[0].clock.next = self.clock.val();
+        self.sw_v[0].d.next = self.regs.win_req.val() & !self.tower_req.val() & !self.reset.val();
+        self.sw_sel[0].clock.next = self.clock.val();
+        self.sw_sel[0].d.next = self.regs.win_sel.val();
+        for j in 1..SW_LATENCY {
+            self.sw_v[j].clock.next = self.clock.val();
+            self.sw_v[j].d.next = self.sw_v[j - 1].q.val() & !self.reset.val();
+        }
+        for j in 1..(SW_LATENCY - 1) {
+            self.sw_sel[j].clock.next = self.clock.val();
+            self.sw_sel[j].d.next = self.sw_sel[j - 1].q.val();
+        }
+        self.sw_q.d.next = self.zero32.val();
+        for j in (SW_LATENCY - 2)..(SW_LATENCY - 1) {
+            if self.sw_sel[j].q.val() == self.sm_sel[0].val() {
+                self.sw_q.d.next = self.sumax.rd_data0.val();
+            }
+            if self.sw_sel[j].q.val() == self.sm_sel[1].val() {
+                self.sw_q.d.next = self.sumax.rd_data1.val();
+            }
+            if self.sw_sel[j].q.val() == self.sm_sel[2].val() {
+                self.sw_q.d.next = self.sumax.rd_data2.val();
+            }
+        }
         // Register file.
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
@@ -309,17 +501,37 @@ impl<
         self.regs.clear_busy.next = self.tower.clear_busy.val();
         self.regs.idle_packets.next = self.tower.idle_packets.val();
         self.regs.active_packets.next = self.tower.active_packets.val();
-        self.regs.win_ack.next = self.tower.ro_ack.val();
-        self.regs.win_data.next = self.tower.ro_data.val();
+        for j in (SW_LATENCY - 1)..SW_LATENCY {
+            self.regs.win_ack.next = self.tower.ro_ack.val() | self.sw_v[j].q.val();
+        }
+        if self.tower.ro_ack.val() {
+            self.regs.win_data.next = self.tower.ro_data.val();
+        } else {
+            self.regs.win_data.next = self.sw_q.q.val();
+        }
         // Monitors.
         self.mon_valid.next = self.ing_valid.q.val();
         self.mon_key.next = self.ing_key.q.val();
         self.mon_epoch.next = self.tower.epoch.val();
         self.mon_bank.next = self.tower.active_bank.val();
-        self.sketch_idle.next = self.tower.idle.val();
+        self.sketch_idle.next = self.tower.idle.val()
+            & self.sumax.idle.val()
+            & !(self.dbin.valid.val()
+                | self.sm_valid[0].q.val()
+                | self.sm_valid[1].q.val()
+                | self.sm_valid[2].q.val()
+                | self.sm_valid[3].q.val()
+                | self.sm_valid[4].q.val()
+                | self.sm_valid[5].q.val()
+                | self.sm_valid[6].q.val());
         self.est_valid.next = self.tower.done.val();
         self.est_inf.next = self.tower.estimate_inf.val();
         self.estimate.next = self.tower.estimate.val();
+        self.sm_done.next = self.sumax.done.val();
+        self.sm_size_inf.next = self.sumax.size_inf.val();
+        self.sm_size.next = self.sumax.size.val();
+        self.sm_delay_inf.next = self.sumax.delay_inf.val();
+        self.sm_delay.next = self.sumax.delay.val();
     }
 }
 
@@ -329,10 +541,22 @@ mod tests {
 
     #[test]
     fn the_board_core_builds_and_checks_its_generics() {
+        big_stack(the_board_core_builds_and_checks_its_generics_inner);
+    }
+
+    fn the_board_core_builds_and_checks_its_generics_inner() {
         assert!(CoreNic::nic().is_ok());
         let small = TowerGeometry::from_widths_depths(&[(8, 1 << 6), (16, 1 << 5), (32, 1 << 4)]);
-        let e = CoreNic::new(&small, &RegMap::nic_default()).err().unwrap();
+        let e = CoreNic::new(&small, &SuMaxGeometry::nic_default(), &RegMap::nic_default()).err().unwrap();
         assert!(!e.is_empty());
-        assert_eq!(WINDOW_LATENCY, 3);
+        let e = CoreNic::new(
+            &TowerGeometry::sketchint_fpga(),
+            &SuMaxGeometry::with_depth(3, 1 << 12),
+            &RegMap::nic_default(),
+        )
+        .err()
+        .unwrap();
+        assert!(!e.is_empty());
+        assert_eq!((WINDOW_LATENCY, SW_LATENCY, SM_DELAY, CORE_DRAIN), (3, 7, 7, 15));
     }
 }

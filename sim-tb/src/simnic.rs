@@ -30,7 +30,6 @@
 use crate::model::{Model, PortId};
 use crate::simbar::{Fabric, SimBar};
 use smartnic_driver::access::{AccessError, RegisterAccess};
-use smartnic_hdl::core_top::CoreNic;
 use smartnic_hdl::regs::RegMap;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -271,11 +270,11 @@ pub struct SimNic {
 }
 
 impl SimNic {
-    /// The board's core (`CoreNic`: SketchINT FPGA tower, default register map), built or
+    /// The board's core (`CoreNic`: SketchINT FPGA tower, NIC SuMax, default register map), built or
     /// reused from `target/verilator/`, reset, with the sketch RAMs at 0 (power-up).
     pub fn new() -> Result<Self, String> {
         let map = RegMap::nic_default();
-        let verilog = smartnic_hdl::flow::to_verilog("core", &mut CoreNic::nic()?)?;
+        let verilog = smartnic_hdl::core_top::nic_verilog()?;
         let model = Model::of_verilog("core", &verilog)?;
         let bar = SimBar::new(model, "", map.layout.bar_size as u64, NicFabric::new);
         Ok(SimNic { bar, map })

@@ -1,8 +1,10 @@
 //! The NIC core top (`core`) as the simulated NIC (`SimNic`): a generated trace replayed into
 //! the AXI-Stream port while the driver (`DeviceMap::discover`, `read_snapshot` = swap,
 //! consistent idle-bank read, clear) reads a snapshot every 10k packets through AXI4-Lite.
-//! Every epoch's TowerSketch section equals a software `Tower` fed exactly the packets the
-//! core tagged with that epoch; the statistics counters explain every frame.
+//! Every epoch's TowerSketch section equals a software `Tower` and its SuMax section a
+//! software `SuMax` fed exactly the packets the core tagged with that epoch (SuMax with each
+//! packet's frame timestamp, which SimNic drives on `now` from the frame's first beat, and
+//! its INT delay); the statistics counters explain every frame.
 use smartnic::sketch::snapshot::to_section;
 use smartnic::sketch::{AnySketch, SuMax, Tower};
 use smartnic::trace::frame::{parse_frame, FrameClass};
@@ -30,15 +32,16 @@ fn key_of(k: u128) -> FlowKey {
     FlowKey(b[3..].try_into().unwrap())
 }
 
-/// Software verdict on a frame: class (1 IP, 2 non-IP, 3 malformed) and key.
-fn classify(f: &SimFrame) -> (u8, u128) {
+/// Software verdict on a frame: class (1 IP, 2 non-IP, 3 malformed), key and INT delay
+/// (sum of the hop latencies, ns).
+fn classify(f: &SimFrame) -> (u8, u128, u64) {
     if f.tuser {
-        return (3, 0);
+        return (3, 0, 0);
     }
     match parse_frame(LINKTYPE_ETHERNET, &f.data) {
-        FrameClass::Ip { key, .. } => (1, key_u128(&key)),
-        FrameClass::NonIp => (2, 0),
-        FrameClass::Malformed(_) => (3, 0),
+        FrameClass::Ip { key, hops } => (1, key_u128(&key), hops.iter().map(|h| h.latency_ns as u64).sum()),
+        FrameClass::NonIp => (2, 0, 0),
+        FrameClass::Malformed(_) => (3, 0, 0),
     }
 }
 
@@ -57,16 +60,20 @@ struct Expect {
     classes: [u64; 4],
     /// Keys of the IP frames in order.
     keys: Vec<u128>,
+    /// `(ts_ns, delay_ns)` of the IP frames in order (the core's `now` at the first beat and
+    /// the INT delay).
+    times: Vec<(u64, u64)>,
 }
 
 impl Expect {
     fn add(&mut self, f: &SimFrame) {
-        let (class, key) = classify(f);
+        let (class, key, delay) = classify(f);
         self.frames += 1;
         self.bytes += f.data.len() as u64;
         self.classes[class as usize] += 1;
         if class == 1 {
             self.keys.push(key);
+            self.times.push((f.ts_ns, delay));
         }
     }
     fn counters(&self) -> [u64; 5] {
@@ -95,20 +102,35 @@ fn generated_trace(seed: u64, packets: u64) -> Vec<SimFrame> {
     frames.into_iter().map(|(ts, data)| SimFrame::new(ts, data)).collect()
 }
 
-/// Moves the monitor's packets into `by_epoch` and `order`.
-fn collect(nic: &mut SimNic, by_epoch: &mut BTreeMap<u32, Vec<u128>>, order: &mut Vec<u128>) {
+/// Moves the monitor's packets into `by_epoch` (as indices into `order`) and `order`.
+fn collect(nic: &mut SimNic, by_epoch: &mut BTreeMap<u32, Vec<usize>>, order: &mut Vec<u128>) {
     for (e, k) in nic.take_sketched() {
-        by_epoch.entry(e).or_default().push(k);
+        by_epoch.entry(e).or_default().push(order.len());
         order.push(k);
     }
 }
 
-/// Checks one snapshot against the software sketches of its epoch's packets.
-fn check_snapshot(snap: &Snapshot, packets: &[u128], mode: InsertMode, geometry: &TowerGeometry) {
+/// Checks one snapshot against the software sketches of its epoch's packets (indices into
+/// the sketched order = the IP frames of `expect`, checked here up to the last one used).
+fn check_snapshot(
+    snap: &Snapshot,
+    packets: &[usize],
+    order: &[u128],
+    expect: &Expect,
+    mode: InsertMode,
+    geometry: &TowerGeometry,
+) {
     assert_eq!(snap.packets, packets.len() as u64, "epoch {}: IDLE_PACKETS", snap.epoch);
+    if let Some(&last) = packets.last() {
+        assert!(order[..=last] == expect.keys[..=last], "sketched keys = the software's IP keys, in order");
+    }
     let mut t = Tower::new(geometry.clone(), mode).unwrap();
-    for &k in packets {
-        t.insert(&key_of(k));
+    let mut sm = SuMax::new(SuMaxGeometry::nic_default()).unwrap();
+    for &i in packets {
+        let k = key_of(order[i]);
+        t.insert(&k);
+        let (ts, delay) = expect.times[i];
+        sm.insert(&k, ts, delay);
     }
     let want = to_section(&AnySketch::Tower(t)).unwrap();
     assert_eq!(snap.sections.len(), 2);
@@ -124,9 +146,38 @@ fn check_snapshot(snap: &Snapshot, packets: &[u128], mode: InsertMode, geometry:
         }
         panic!("epoch {}: tower section differs outside the arrays", snap.epoch);
     }
-    // The SuMax windows are answered (the core has no SuMax pipeline yet): zeros.
-    let empty = to_section(&AnySketch::SuMax(SuMax::new(SuMaxGeometry::nic_default()).unwrap())).unwrap();
-    assert_eq!(snap.sections[1], empty, "epoch {}: SuMax windows", snap.epoch);
+    let want = to_section(&AnySketch::SuMax(sm.clone())).unwrap();
+    if snap.sections[1] != want {
+        let Section::SuMax { arrays: got, .. } = &snap.sections[1] else {
+            panic!("epoch {}: section 1 is not a SuMax section", snap.epoch)
+        };
+        let mut g = sm.clone();
+        for (a, raw) in got.iter().enumerate() {
+            assert!(g.load_array(a, raw), "epoch {}: SuMax array {a} size", snap.epoch);
+        }
+        let cells = 3 + sm.geometry().delay_cells as usize;
+        let mut bad = Vec::new();
+        for a in 0..3 {
+            for b in 0..sm.geometry().depth {
+                for c in 0..cells {
+                    if g.cell(a, b, c) != sm.cell(a, b, c) {
+                        bad.push((a, b, c, g.cell(a, b, c), sm.cell(a, b, c)));
+                    }
+                }
+            }
+        }
+        panic!(
+            "epoch {}: {} SuMax cells differ (array, bucket, cell, core, software), first: {:?}",
+            snap.epoch,
+            bad.len(),
+            &bad[..bad.len().min(8)]
+        );
+    }
+    // Not a vacuous comparison: the epoch's packets are in the section.
+    if !packets.is_empty() {
+        let Section::SuMax { arrays, .. } = &snap.sections[1] else { unreachable!() };
+        assert!(arrays.iter().all(|a| a.iter().any(|&b| b != 0)), "epoch {}: empty SuMax", snap.epoch);
+    }
 }
 
 #[test]
@@ -140,7 +191,7 @@ fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
     assert_eq!(dev.sumax.as_ref().unwrap().geometry, SuMaxGeometry::nic_default());
     let tower_base = dev.tower.as_ref().unwrap().base;
 
-    let frames = generated_trace(7, 300_000);
+    let frames = generated_trace(7, 130_000);
     let mut expect = Expect::default();
     let total = frames.len();
     // While the driver reads, the MAC side runs at one frame per 24 clocks' gap so a
@@ -148,7 +199,7 @@ fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
     let cfg = ReadoutConfig { source: smartnic_contract::snapshot::source::SIMULATOR, ..Default::default() };
     let mut it = frames.into_iter();
     let mut order: Vec<u128> = Vec::new();
-    let mut by_epoch: BTreeMap<u32, Vec<u128>> = BTreeMap::new();
+    let mut by_epoch: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut mode_of: BTreeMap<u32, InsertMode> = BTreeMap::new();
     let mut mode = InsertMode::Cm;
     let mut epochs = 0;
@@ -181,7 +232,7 @@ fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
         mode_of.entry(snap.epoch as u32).or_insert(mode);
         let e = snap.epoch as u32;
         let pk = by_epoch.get(&e).cloned().unwrap_or_default();
-        check_snapshot(&snap, &pk, mode_of[&e], &geometry);
+        check_snapshot(&snap, &pk, &order, &expect, mode_of[&e], &geometry);
         eprintln!(
             "epoch {e} ({:?}): {} packets, {} reads, {} clocks",
             mode_of[&e],
@@ -198,7 +249,8 @@ fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
             collect(&mut nic, &mut by_epoch, &mut order);
             let e = snap.epoch as u32;
             mode_of.entry(e).or_insert(mode);
-            check_snapshot(&snap, &by_epoch.get(&e).cloned().unwrap_or_default(), mode_of[&e], &geometry);
+            let pk = by_epoch.get(&e).cloned().unwrap_or_default();
+            check_snapshot(&snap, &pk, &order, &expect, mode_of[&e], &geometry);
             mode = InsertMode::Acu;
             nic.write32(tower_base + tower_regs::MODE, mode as u32).unwrap();
             dev = DeviceMap::discover(&mut nic).unwrap();
@@ -214,7 +266,8 @@ fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
     let (snap, _) = read_snapshot(&mut nic, &dev, &cfg).unwrap();
     collect(&mut nic, &mut by_epoch, &mut order);
     let e = snap.epoch as u32;
-    check_snapshot(&snap, &by_epoch.get(&e).cloned().unwrap_or_default(), mode_of[&e], &geometry);
+    let pk = by_epoch.get(&e).cloned().unwrap_or_default();
+    check_snapshot(&snap, &pk, &order, &expect, mode_of[&e], &geometry);
     let last = *by_epoch.keys().max().unwrap();
     assert!(last <= e, "a packet in epoch {last}, after the last snapshot's epoch {e}");
 

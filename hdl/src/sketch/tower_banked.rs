@@ -53,6 +53,7 @@
 //! | `active_bank`, `swap_pending`, `clear_busy` | out | 1 | epoch state, STATUS |
 //! | `epoch`, `sequence_no` | out | 32 | EPOCH, SEQUENCE |
 //! | `active_packets`, `idle_packets` | out | 64 | ACTIVE_PACKETS, IDLE_PACKETS |
+//! | `clr`, `clr_bank`, `clr_addr` | out | 1, 1, `AM` | the engine's clear sweep (for a second sketch sharing the engine, as the core's SuMax) |
 use super::banked_array::BankedArray;
 use super::epoch::EpochEngine;
 use super::tower::{ARRAYS, LATENCY};
@@ -105,6 +106,9 @@ pub struct TowerBanked<
     pub sequence_no: Signal<Out, Bits<32>>,
     pub active_packets: Signal<Out, Bits<64>>,
     pub idle_packets: Signal<Out, Bits<64>>,
+    pub clr: Signal<Out, Bit>,
+    pub clr_bank: Signal<Out, Bit>,
+    pub clr_addr: Signal<Out, Bits<AM>>,
     engine: EpochEngine<AM>,
     h0: HashUnit<A0>,
     h1: HashUnit<A1>,
@@ -148,6 +152,16 @@ impl<
     /// The banked pipeline for `geometry` (3 arrays of exactly these widths and depths;
     /// `AM` must be the largest `Ai`).
     pub fn new(geometry: &TowerGeometry) -> Result<Self, String> {
+        Self::with_drain(geometry, DRAIN)
+    }
+
+    /// As [`TowerBanked::new`] with a longer swap drain (`drain >= DRAIN`, <= 255): the core
+    /// tags a second sketch (SuMax, behind the delay-bin unit) with the same engine's bank,
+    /// so the engine must wait for that sketch's last write too.
+    pub fn with_drain(geometry: &TowerGeometry, drain: usize) -> Result<Self, String> {
+        if !(DRAIN..=255).contains(&drain) {
+            return Err(format!("drain {drain} must be {DRAIN}..=255"));
+        }
         // The geometry check is the plain pipeline's.
         super::tower::TowerPipeline::<W0, A0, W1, A1, W2, A2>::new(geometry)?;
         if AM != A0.max(A1).max(A2) {
@@ -178,7 +192,10 @@ impl<
             sequence_no: Default::default(),
             active_packets: Default::default(),
             idle_packets: Default::default(),
-            engine: EpochEngine::new(DRAIN),
+            clr: Default::default(),
+            clr_bank: Default::default(),
+            clr_addr: Default::default(),
+            engine: EpochEngine::new(drain),
             h0: HashUnit::new(&geometry.arrays[0].hash),
             h1: HashUnit::new(&geometry.arrays[1].hash),
             h2: HashUnit::new(&geometry.arrays[2].hash),
@@ -348,6 +365,9 @@ impl<
             | self.a2.done.val());
         self.active_bank.next = self.engine.active_bank.val();
         self.swap_pending.next = self.engine.swap_pending.val();
+        self.clr.next = self.engine.clr.val();
+        self.clr_bank.next = self.engine.clr_bank.val();
+        self.clr_addr.next = self.engine.clr_addr.val();
         self.clear_busy.next = self.engine.clear_busy.val();
         self.epoch.next = self.engine.epoch.val();
         self.sequence_no.next = self.engine.sequence_no.val();

@@ -1,0 +1,430 @@
+//! `sumax_banked`: the SuMax pipeline ([`super::sumax`]) with two banks per cell for the
+//! epoch scheme, and [`CellIndex`], the readout window's word index -> (bucket, cell).
+//!
+//! [`SuMaxBanked`] is [`super::sumax::SuMaxPipeline`] with every array a
+//! [`SuMaxBankedArray`] (size and delay lanes are [`super::banked_array::BankedArray`]s,
+//! the max cells a [`super::sumax_banked_time::BankedTimeCells`]): the packet's `bank`
+//! (given with its key at cycle 0, the epoch engine's active bank at ingress) travels beside
+//! its bucket index (a 4-flop line, array `i` sees it at its s0 `2 + i`), the forwarding
+//! compares (bank, bucket). The other bank's read ports serve the readout (`rd_bank`,
+//! `rd_addr`, `rd_cell` -> `rd_data{i}` after [`READ_LATENCY`] clocks, any time the bank
+//! holds no packet) and its write ports the clear sweep (`clr`, `clr_bank`, `clr_addr`:
+//! zero every cell of that bucket). There is no engine inside: the core's (in
+//! `tower_banked`) governs both sketches; its drain must cover this pipeline's
+//! [`LATENCY`] plus any delay before `key`, its sweep `2^A` clocks.
+//!
+//! Ports: `SuMaxPipeline`'s plus `bank` (in, 1), `rd_bank` (in, 1), `clr`, `clr_bank`
+//! (in, 1), `clr_addr` (in, `A`). Latency 8, one packet per clock, `in_ready` constant 1.
+use super::sumax_banked_array::{self as sumax_array, SuMaxBankedArray};
+use super::Sink;
+use crate::arith::constmul::ConstMul;
+use crate::hash::{self, HashUnit, KEY_BITS};
+use rust_hdl::prelude::*;
+use smartnic_contract::geometry::SuMaxGeometry;
+
+/// Number of arrays of this pipeline.
+pub const ARRAYS: usize = 3;
+/// Clocks from a packet at `key` to its write in the last array (inclusive).
+pub const LATENCY: usize = hash::LATENCY + (ARRAYS - 1) + sumax_array::OMEGA_LATENCY + 1;
+/// Clocks from `rd_addr`/`rd_cell` to `rd_data{i}`.
+pub const READ_LATENCY: usize = sumax_array::READ_LATENCY;
+/// Taps of the `t`/`bin` delay line: array `i` takes them at cycle `3 + i`.
+const TB_TAPS: usize = hash::LATENCY + ARRAYS;
+/// Taps of the bank delay line: array `i` takes the bank at its s0, cycle `2 + i`.
+const BANK_TAPS: usize = hash::LATENCY + ARRAYS - 1;
+
+/// The two-bank SuMax pipeline (see the module docs).
+#[derive(LogicBlock)]
+pub struct SuMaxBanked<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub key: Signal<In, Bits<KEY_BITS>>,
+    pub key_valid: Signal<In, Bit>,
+    pub bank: Signal<In, Bit>,
+    pub t: Signal<In, Bits<TW>>,
+    pub bin: Signal<In, Bits<8>>,
+    pub in_ready: Signal<Out, Bit>,
+    pub packets: Signal<Out, Bits<32>>,
+    pub idle: Signal<Out, Bit>,
+    pub done: Signal<Out, Bit>,
+    pub size_inf: Signal<Out, Bit>,
+    pub size: Signal<Out, Bits<32>>,
+    pub delay_inf: Signal<Out, Bit>,
+    pub delay: Signal<Out, Bits<32>>,
+    pub rd_bank: Signal<In, Bit>,
+    pub rd_addr: Signal<In, Bits<A>>,
+    pub rd_cell: Signal<In, Bits<8>>,
+    pub rd_data0: Signal<Out, Bits<32>>,
+    pub rd_data1: Signal<Out, Bits<32>>,
+    pub rd_data2: Signal<Out, Bits<32>>,
+    pub clr: Signal<In, Bit>,
+    pub clr_bank: Signal<In, Bit>,
+    pub clr_addr: Signal<In, Bits<A>>,
+    h0: HashUnit<A>,
+    h1: HashUnit<A>,
+    h2: HashUnit<A>,
+    sinks: [Sink<32>; ARRAYS],
+    a0: SuMaxBankedArray<SW, DW, DC, TW, A>,
+    a1: SuMaxBankedArray<SW, DW, DC, TW, A>,
+    a2: SuMaxBankedArray<SW, DW, DC, TW, A>,
+    // index delay lines (array i starts i clocks after array 0)
+    k1_valid: DFF<Bit>,
+    i1_addr: DFF<Bits<A>>,
+    i1_valid: DFF<Bit>,
+    i2_addr: [DFF<Bits<A>>; 2],
+    i2_valid: [DFF<Bit>; 2],
+    // t / bin delay line: tap j holds the values that entered j + 1 clocks ago
+    t_d: [DFF<Bits<TW>>; TB_TAPS],
+    b_d: [DFF<Bits<8>>; TB_TAPS],
+    // bank delay line: tap j holds the bank of the packet that entered j + 1 clocks ago
+    bk: [DFF<Bit>; BANK_TAPS],
+    count: DFF<Bits<32>>,
+    one: Constant<Bits<32>>,
+}
+
+/// The board's banked pipeline: `SuMaxGeometry::nic_default()` (32-bit size, 8 x 16-bit delay
+/// cells, 32-bit time cells, 2^13 buckets per array).
+pub type SuMaxBankedNic = SuMaxBanked<32, 16, 8, 32, 13>;
+
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize>
+    SuMaxBanked<SW, DW, DC, TW, A>
+{
+    /// The pipeline for `geometry`, which must have 3 arrays, `2^A` buckets and exactly
+    /// these cell widths; the hashes are the geometry's.
+    pub fn new(geometry: &SuMaxGeometry) -> Result<Self, String> {
+        geometry.validate().map_err(|e| e.to_string())?;
+        if geometry.hashes.len() != ARRAYS {
+            return Err(format!("the pipeline has {ARRAYS} arrays, the geometry {}", geometry.hashes.len()));
+        }
+        let want = (SW, DW, DC, TW, 1u64 << A);
+        let got = (
+            geometry.size_width as usize,
+            geometry.delay_width as usize,
+            geometry.delay_cells as usize,
+            geometry.time_width as usize,
+            geometry.depth as u64,
+        );
+        if want != got {
+            return Err(format!(
+                "geometry (size, delay width, delay cells, time width, depth) = {got:?}, the pipeline {want:?}"
+            ));
+        }
+        Ok(SuMaxBanked {
+            clock: Default::default(),
+            reset: Default::default(),
+            key: Default::default(),
+            key_valid: Default::default(),
+            bank: Default::default(),
+            t: Default::default(),
+            bin: Default::default(),
+            in_ready: Default::default(),
+            packets: Default::default(),
+            idle: Default::default(),
+            done: Default::default(),
+            size_inf: Default::default(),
+            size: Default::default(),
+            delay_inf: Default::default(),
+            delay: Default::default(),
+            rd_bank: Default::default(),
+            rd_addr: Default::default(),
+            rd_cell: Default::default(),
+            rd_data0: Default::default(),
+            rd_data1: Default::default(),
+            rd_data2: Default::default(),
+            clr: Default::default(),
+            clr_bank: Default::default(),
+            clr_addr: Default::default(),
+            h0: HashUnit::new(&geometry.hashes[0]),
+            h1: HashUnit::new(&geometry.hashes[1]),
+            h2: HashUnit::new(&geometry.hashes[2]),
+            sinks: Default::default(),
+            a0: SuMaxBankedArray::new(),
+            a1: SuMaxBankedArray::new(),
+            a2: SuMaxBankedArray::new(),
+            k1_valid: Default::default(),
+            i1_addr: Default::default(),
+            i1_valid: Default::default(),
+            i2_addr: Default::default(),
+            i2_valid: Default::default(),
+            t_d: Default::default(),
+            b_d: Default::default(),
+            bk: Default::default(),
+            count: Default::default(),
+            one: Constant::new(1u64.to_bits()),
+        })
+    }
+}
+
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> Logic
+    for SuMaxBanked<SW, DW, DC, TW, A>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, k1_valid, i1_addr, i1_valid, count);
+        self.h0.clock.next = self.clock.val();
+        self.h0.reset.next = self.reset.val();
+        self.h0.key.next = self.key.val();
+        self.h0.key_valid.next = self.key_valid.val();
+        self.h1.clock.next = self.clock.val();
+        self.h1.reset.next = self.reset.val();
+        self.h1.key.next = self.key.val();
+        self.h1.key_valid.next = self.key_valid.val();
+        self.h2.clock.next = self.clock.val();
+        self.h2.reset.next = self.reset.val();
+        self.h2.key.next = self.key.val();
+        self.h2.key_valid.next = self.key_valid.val();
+        self.sinks[0].x.next = self.h0.hash.val();
+        self.sinks[1].x.next = self.h1.hash.val();
+        self.sinks[2].x.next = self.h2.hash.val();
+        // t / bin delay line.
+        self.t_d[0].clock.next = self.clock.val();
+        self.b_d[0].clock.next = self.clock.val();
+        self.t_d[0].d.next = self.t.val();
+        self.b_d[0].d.next = self.bin.val();
+        for j in 1..TB_TAPS {
+            self.t_d[j].clock.next = self.clock.val();
+            self.b_d[j].clock.next = self.clock.val();
+            self.t_d[j].d.next = self.t_d[j - 1].q.val();
+            self.b_d[j].d.next = self.b_d[j - 1].q.val();
+        }
+        self.bk[0].clock.next = self.clock.val();
+        self.bk[0].d.next = self.bank.val();
+        for j in 1..BANK_TAPS {
+            self.bk[j].clock.next = self.clock.val();
+            self.bk[j].d.next = self.bk[j - 1].q.val();
+        }
+        // Index delay lines.
+        self.k1_valid.d.next = self.key_valid.val() & !self.reset.val();
+        self.i1_addr.d.next = self.h1.index.val();
+        self.i1_valid.d.next = self.h1.valid.val() & !self.reset.val();
+        self.i2_addr[0].clock.next = self.clock.val();
+        self.i2_valid[0].clock.next = self.clock.val();
+        self.i2_addr[1].clock.next = self.clock.val();
+        self.i2_valid[1].clock.next = self.clock.val();
+        self.i2_addr[0].d.next = self.h2.index.val();
+        self.i2_valid[0].d.next = self.h2.valid.val() & !self.reset.val();
+        self.i2_addr[1].d.next = self.i2_addr[0].q.val();
+        self.i2_valid[1].d.next = self.i2_valid[0].q.val() & !self.reset.val();
+        // Array 0: both omegas INF.
+        self.a0.clock.next = self.clock.val();
+        self.a0.reset.next = self.reset.val();
+        self.a0.valid.next = self.h0.valid.val();
+        self.a0.bank.next = self.bk[1].q.val();
+        self.a0.rd_bank.next = self.rd_bank.val();
+        self.a0.clr.next = self.clr.val();
+        self.a0.clr_bank.next = self.clr_bank.val();
+        self.a0.clr_addr.next = self.clr_addr.val();
+        self.a0.addr.next = self.h0.index.val();
+        self.a0.t.next = self.t_d[2].q.val();
+        self.a0.bin.next = self.b_d[2].q.val();
+        self.a0.omega_size_inf.next = true;
+        self.a0.omega_size.next = 0.into();
+        self.a0.omega_delay_inf.next = true;
+        self.a0.omega_delay.next = 0.into();
+        self.a0.rd_addr.next = self.rd_addr.val();
+        self.a0.rd_cell.next = self.rd_cell.val();
+        self.rd_data0.next = self.a0.rd_data.val();
+        // Array 1.
+        self.a1.clock.next = self.clock.val();
+        self.a1.reset.next = self.reset.val();
+        self.a1.valid.next = self.i1_valid.q.val();
+        self.a1.bank.next = self.bk[2].q.val();
+        self.a1.rd_bank.next = self.rd_bank.val();
+        self.a1.clr.next = self.clr.val();
+        self.a1.clr_bank.next = self.clr_bank.val();
+        self.a1.clr_addr.next = self.clr_addr.val();
+        self.a1.addr.next = self.i1_addr.q.val();
+        self.a1.t.next = self.t_d[3].q.val();
+        self.a1.bin.next = self.b_d[3].q.val();
+        self.a1.omega_size_inf.next = self.a0.omega_size_out_inf.val();
+        self.a1.omega_size.next = self.a0.omega_size_out.val();
+        self.a1.omega_delay_inf.next = self.a0.omega_delay_out_inf.val();
+        self.a1.omega_delay.next = self.a0.omega_delay_out.val();
+        self.a1.rd_addr.next = self.rd_addr.val();
+        self.a1.rd_cell.next = self.rd_cell.val();
+        self.rd_data1.next = self.a1.rd_data.val();
+        // Array 2.
+        self.a2.clock.next = self.clock.val();
+        self.a2.reset.next = self.reset.val();
+        self.a2.valid.next = self.i2_valid[1].q.val();
+        self.a2.bank.next = self.bk[3].q.val();
+        self.a2.rd_bank.next = self.rd_bank.val();
+        self.a2.clr.next = self.clr.val();
+        self.a2.clr_bank.next = self.clr_bank.val();
+        self.a2.clr_addr.next = self.clr_addr.val();
+        self.a2.addr.next = self.i2_addr[1].q.val();
+        self.a2.t.next = self.t_d[4].q.val();
+        self.a2.bin.next = self.b_d[4].q.val();
+        self.a2.omega_size_inf.next = self.a1.omega_size_out_inf.val();
+        self.a2.omega_size.next = self.a1.omega_size_out.val();
+        self.a2.omega_delay_inf.next = self.a1.omega_delay_out_inf.val();
+        self.a2.omega_delay.next = self.a1.omega_delay_out.val();
+        self.a2.rd_addr.next = self.rd_addr.val();
+        self.a2.rd_cell.next = self.rd_cell.val();
+        self.rd_data2.next = self.a2.rd_data.val();
+        // Status.
+        if self.reset.val() {
+            self.count.d.next = 0.into();
+        } else if self.a2.done.val() {
+            self.count.d.next = self.count.q.val() + self.one.val();
+        } else {
+            self.count.d.next = self.count.q.val();
+        }
+        self.packets.next = self.count.q.val();
+        self.in_ready.next = true;
+        self.done.next = self.a2.done.val();
+        self.size_inf.next = self.a2.omega_size_out_inf.val();
+        self.size.next = self.a2.omega_size_out.val();
+        self.delay_inf.next = self.a2.omega_delay_out_inf.val();
+        self.delay.next = self.a2.omega_delay_out.val();
+        self.idle.next = !(self.key_valid.val()
+            | self.k1_valid.q.val()
+            | self.h0.valid.val()
+            | self.i1_valid.q.val()
+            | self.i2_valid[0].q.val()
+            | self.i2_valid[1].q.val()
+            | self.a0.busy.val()
+            | self.a0.done.val()
+            | self.a1.busy.val()
+            | self.a1.done.val()
+            | self.a2.busy.val()
+            | self.a2.done.val());
+    }
+}
+
+/// Bits of the reciprocal shift in [`CellIndex`] beyond the bucket bits.
+const RECIP_EXTRA: usize = 8;
+/// Product width of [`CellIndex`]'s multiplier.
+const RECIP_PW: usize = 48;
+/// Clocks from `k` to `bucket`/`cell_no` in [`CellIndex`].
+pub const CELL_INDEX_LATENCY: usize = super::super::arith::constmul::LATENCY + 1;
+
+/// `k -> (bucket, cell) = (k / C, k mod C)` for the constant `C` = cells per bucket (the
+/// SuMax window's word index, bucket-major), pipelined: `q = (k * M) >> S` with `M =
+/// ceil(2^S / C)`, `S = A + 8` ([`ConstMul`], 2 clocks; exact for every `k < C * 2^A`, checked
+/// in [`CellIndex::new`]), then `cell = k - C * q` (low 8 bits) and a register:
+/// [`CELL_INDEX_LATENCY`] = 3 clocks. `k >= C * 2^A` (outside the window) gives garbage.
+#[derive(LogicBlock)]
+pub struct CellIndex<const IW: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub k: Signal<In, Bits<IW>>,
+    pub bucket: Signal<Out, Bits<A>>,
+    pub cell_no: Signal<Out, Bits<8>>,
+    mul: ConstMul<IW, RECIP_PW>,
+    sink_p: Sink<RECIP_PW>,
+    k1: DFF<Bits<8>>,
+    k2: DFF<Bits<8>>,
+    q: Signal<Local, Bits<A>>,
+    q8: Signal<Local, Bits<8>>,
+    qt: [Signal<Local, Bits<8>>; 8],
+    qc: [Signal<Local, Bits<8>>; 8],
+    b_q: DFF<Bits<A>>,
+    c_q: DFF<Bits<8>>,
+    shift: Constant<Bits<6>>,
+    cbit: [Constant<Bit>; 8],
+    csh: [Constant<Bits<8>>; 8],
+    zero8: Constant<Bits<8>>,
+}
+
+impl<const IW: usize, const A: usize> CellIndex<IW, A> {
+    /// The index unit for `cells` cells per bucket (1..=255).
+    pub fn new(cells: u32) -> Self {
+        assert!((1..=255).contains(&cells), "cells {cells} must be 1..=255");
+        let s = A + RECIP_EXTRA;
+        assert!(s + 8 <= RECIP_PW && IW <= 32 && A <= 24, "IW={IW}, A={A} out of range");
+        let m = (1u64 << s).div_ceil(cells as u64);
+        assert!(m < 1u64 << 32, "reciprocal does not fit 32 bits");
+        // Exactness: floor(k m / 2^s) = floor(k / cells) for k < cells * 2^A iff the error
+        // k (cells m - 2^s) / (cells 2^s) never carries the fraction past 1.
+        let e = cells as u64 * m - (1u64 << s);
+        assert!((e * cells as u64) << A < 1u64 << s, "reciprocal not exact");
+        CellIndex {
+            clock: Default::default(),
+            k: Default::default(),
+            bucket: Default::default(),
+            cell_no: Default::default(),
+            mul: ConstMul::new(m as u32),
+            sink_p: Default::default(),
+            k1: Default::default(),
+            k2: Default::default(),
+            q: Default::default(),
+            q8: Default::default(),
+            qt: Default::default(),
+            qc: Default::default(),
+            b_q: Default::default(),
+            c_q: Default::default(),
+            shift: Constant::new((s as u64).to_bits()),
+            cbit: std::array::from_fn(|i| Constant::new((cells >> i) & 1 == 1)),
+            csh: std::array::from_fn(|i| Constant::new((i as u64).to_bits())),
+            zero8: Constant::new(0u64.to_bits()),
+        }
+    }
+
+    /// The software model: `(k / cells, k % cells)`.
+    pub fn model(k: u64, cells: u32) -> (u64, u64) {
+        let s = A + RECIP_EXTRA;
+        let m = (1u64 << s).div_ceil(cells as u64);
+        let q = ((k as u128 * m as u128) >> s) as u64 & ((1u64 << A) - 1);
+        (q, k.wrapping_sub(q * cells as u64) & 0xff)
+    }
+}
+
+impl<const IW: usize, const A: usize> Logic for CellIndex<IW, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, k1, k2, b_q, c_q);
+        self.mul.clock.next = self.clock.val();
+        self.mul.a.next = self.k.val();
+        self.sink_p.x.next = self.mul.p.val();
+        self.k1.d.next = self.k.val().get_bits::<8>(0);
+        self.k2.d.next = self.k1.q.val();
+        self.q.next = self.mul.p.val().get_bits::<A>(self.shift.val().index());
+        self.q8.next = self.mul.p.val().get_bits::<8>(self.shift.val().index());
+        // cells * q mod 256: shift-and-add over the constant's set bits.
+        for i in 0..8 {
+            if self.cbit[i].val() {
+                self.qt[i].next = self.q8.val() << self.csh[i].val();
+            } else {
+                self.qt[i].next = self.zero8.val();
+            }
+        }
+        self.qc[0].next = self.qt[0].val();
+        for i in 1..8 {
+            self.qc[i].next = self.qc[i - 1].val() + self.qt[i].val();
+        }
+        self.b_q.d.next = self.q.val();
+        self.c_q.d.next = self.k2.q.val() - self.qc[7].val();
+        self.bucket.next = self.b_q.q.val();
+        self.cell_no.next = self.c_q.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_and_latencies() {
+        assert!(SuMaxBankedNic::new(&SuMaxGeometry::nic_default()).is_ok());
+        assert!(SuMaxBankedNic::new(&SuMaxGeometry::with_depth(3, 1 << 12)).is_err());
+        assert_eq!((LATENCY, READ_LATENCY, BANK_TAPS, CELL_INDEX_LATENCY), (8, 3, 4, 3));
+        let mut p = SuMaxBankedNic::new(&SuMaxGeometry::nic_default()).unwrap();
+        p.connect_all();
+        assert!(check_all(&p).is_ok());
+    }
+
+    #[test]
+    fn cell_index_model_is_exact() {
+        for cells in [1u32, 3, 11, 13] {
+            let _ = CellIndex::<19, 13>::new(cells);
+            for k in 0..(cells as u64) << 13 {
+                assert_eq!(
+                    CellIndex::<19, 13>::model(k, cells),
+                    (k / cells as u64, k % cells as u64),
+                    "{cells} {k}"
+                );
+            }
+        }
+        assert!(std::panic::catch_unwind(|| CellIndex::<19, 13>::new(255)).is_err(), "not exact");
+    }
+}
