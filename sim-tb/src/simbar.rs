@@ -24,20 +24,16 @@ use smartnic_driver::access::{check_range, AccessError, RegisterAccess};
 use smartnic_hdl::regs::{RegMap, RegsNic, STAT_PORTS};
 use std::collections::VecDeque;
 
-/// A small seeded generator (splitmix64) for stalls and latencies.
+/// A small seeded generator for stalls and latencies (the contract's splitmix64 stream).
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(smartnic_contract::vectors::KeyStream);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(smartnic_contract::vectors::KeyStream::new(seed))
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {

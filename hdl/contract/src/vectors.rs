@@ -13,6 +13,7 @@ use crate::key::{FlowKey, KEY_LEN};
 pub const HASH_FILE: &str = include_str!("../vectors/hash.txt");
 
 /// Deterministic key stream (splitmix64) so vectors need no RNG dependency.
+#[derive(Clone, Debug)]
 pub struct KeyStream(u64);
 
 impl KeyStream {
