@@ -65,10 +65,15 @@ pub fn re(truth: f64, est: f64) -> f64 {
 /// the shorter one is padded with zeros.
 pub fn wmre(truth: &[f64], est: &[f64]) -> f64 {
     let z = truth.len().max(est.len());
+    wmre_pairs((0..z).map(|i| (truth.get(i).copied().unwrap_or(0.0), est.get(i).copied().unwrap_or(0.0))))
+}
+
+/// WMRE over `(truth, estimate)` pairs, one per flow size: sum |t - e| / sum (t + e) / 2
+/// (0 when both distributions are empty). Sizes absent from both sides add nothing, so
+/// sparse callers pass only the sizes either side has.
+pub fn wmre_pairs(pairs: impl IntoIterator<Item = (f64, f64)>) -> f64 {
     let (mut num, mut den) = (0.0, 0.0);
-    for i in 0..z {
-        let t = truth.get(i).copied().unwrap_or(0.0);
-        let e = est.get(i).copied().unwrap_or(0.0);
+    for (t, e) in pairs {
         num += (t - e).abs();
         den += (t + e) / 2.0;
     }

@@ -82,20 +82,10 @@ impl SizeDistribution {
     /// WMRE against `truth` over every size either side has (sizes with 0 on both sides
     /// add nothing, so this equals the sum over `1..=z`).
     pub fn wmre(&self, truth: &SizeDistribution) -> f64 {
-        let (mut num, mut den) = (0.0, 0.0);
         let mut keys: Vec<u64> = self.0.keys().chain(truth.0.keys()).copied().collect();
         keys.sort_unstable();
         keys.dedup();
-        for s in keys {
-            let (t, e) = (truth.get(s), self.get(s));
-            num += (t - e).abs();
-            den += (t + e) / 2.0;
-        }
-        if den == 0.0 {
-            0.0
-        } else {
-            num / den
-        }
+        crate::metrics::wmre_pairs(keys.into_iter().map(|s| (truth.get(s), self.get(s))))
     }
 
     /// Flows per power-of-two size class: `[1,2), [2,4), [4,8), ...` as
