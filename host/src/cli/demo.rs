@@ -154,9 +154,9 @@ fn exact_counts(packets: &[Packet]) -> HashMap<FlowKey, u64> {
     m
 }
 
+/// Flow-size ARE of `s` over the epoch's flows (`metrics::are`, the papers' definition).
 fn are(s: &AnySketch, exact: &HashMap<FlowKey, u64>) -> f64 {
-    let sum: f64 = exact.iter().map(|(k, &n)| s.query(k).abs_diff(n) as f64 / n as f64).sum();
-    sum / exact.len().max(1) as f64
+    crate::metrics::are(exact.iter().map(|(k, &n)| (n as f64, s.query(k) as f64)))
 }
 
 fn check(
