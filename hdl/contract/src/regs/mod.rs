@@ -50,12 +50,19 @@ pub mod firmware_id {
 }
 
 /// Statistics block body: 64-bit frame counters since reset (lo, hi word pairs).
-/// `SKETCHED + NON_IP + MALFORMED = FRAMES` always holds.
+/// `SKETCHED + NON_IP + MALFORMED = FRAMES` always holds. Every frame is counted once,
+/// when its last beat has been parsed, in all the counters that apply to it.
 pub mod stats {
+    /// Frames received (every class).
     pub const FRAMES: u32 = 0x10;
+    /// Frames whose flow key entered the sketches (IPv4/IPv6, well formed, `tuser` low).
     pub const SKETCHED: u32 = 0x18;
+    /// Sum of the frames' lengths as delivered by the MAC (every class; no FCS, no
+    /// preamble), so a wire-rate figure adds 24 bytes per frame.
     pub const BYTES: u32 = 0x20;
+    /// Frames that are not IPv4/IPv6 (ARP, LLDP, ...): counted, not sketched.
     pub const NON_IP: u32 = 0x28;
+    /// Runts, truncated headers and frames with `tuser` (MAC error) set.
     pub const MALFORMED: u32 = 0x30;
     pub const SIZE: u32 = 0x38;
 }
@@ -63,7 +70,12 @@ pub mod stats {
 /// Epoch block body: two banks per sketch, one active (recording) and one idle (readable).
 pub mod epoch {
     /// Write-only. Bit 0 SWAP: the idle bank becomes active, the active one idle once the
-    /// packets already in the pipeline have landed. Bit 1 CLEAR: zero the idle bank.
+    /// packets already in the pipeline have landed. Bit 1 CLEAR: zero the idle bank (and
+    /// IDLE_PACKETS). A packet's bank is fixed when it enters, so a swap splits the stream
+    /// exactly. Overlaps: a SWAP while SWAP_PENDING and a CLEAR while CLEAR_BUSY are
+    /// ignored; a CLEAR during a drain starts when the drain ends; a SWAP during a clear
+    /// waits for the clear (no packet enters a bank being cleared); both bits in one write
+    /// mean clear, then swap.
     pub const CONTROL: u32 = 0x10;
     pub const CONTROL_SWAP: u32 = 1 << 0;
     pub const CONTROL_CLEAR: u32 = 1 << 1;
@@ -78,7 +90,7 @@ pub mod epoch {
     /// Incremented by every completed swap and every completed clear (wrapping at 2^32): a
     /// readout that sees the same value before and after read a consistent idle bank.
     pub const SEQUENCE: u32 = 0x1C;
-    /// Packets recorded in the idle bank's epoch (64-bit).
+    /// Packets recorded in the idle bank's epoch (64-bit); 0 after a clear.
     pub const IDLE_PACKETS: u32 = 0x20;
     /// Packets recorded so far in the active epoch (64-bit).
     pub const ACTIVE_PACKETS: u32 = 0x28;
