@@ -25,6 +25,7 @@
 pub use smartnic_contract as contract;
 
 pub mod build;
+pub mod frames;
 pub mod model;
 pub mod pipe;
 pub mod simbar;
