@@ -1,0 +1,572 @@
+//! Shared harness of the whole-core Verilator tests (`core.rs`, `core_adversarial.rs`).
+//!
+//! - The software's verdict on each frame ([`classify`], [`Expect`]) and the statistics
+//!   counters it predicts.
+//! - [`CoreRun`]: the simulated NIC (`SimNic`, block `core`) fed from a frame source back to
+//!   back, with the driver's `read_snapshot` (swap, consistent idle-bank readout, clear)
+//!   every [`Plan::every`] frames while frames keep arriving: back to back for
+//!   [`Plan::swap_burst`] clocks after the SWAP write (so packets of both epochs are in the
+//!   pipelines around the swap), then one frame per [`Plan::readout_gap`] idle clocks for the
+//!   rest of the readout and the clear (the queue never runs dry while a readout runs, which
+//!   [`CoreRun::feed`] asserts). Every snapshot is checked by [`check_snapshot`], counter by
+//!   counter and cell by cell, against a software `Tower` and `SuMax` fed exactly the packets
+//!   the core tagged with that epoch (the monitor's `(epoch, key)` list), SuMax with each
+//!   frame's timestamp and INT delay. [`CoreRun::finish`] reads the last epoch and checks the
+//!   whole run: every IP frame sketched once and in order, per-epoch counts adding up to the
+//!   packets sent, statistics counters, `tready`, one clock per beat back to back.
+#![allow(dead_code)]
+
+use smartnic::sketch::snapshot::{from_section, to_section};
+use smartnic::sketch::{AnySketch, SuMax, Tower};
+use smartnic::trace::frame::{parse_frame, FrameClass, LINKTYPE_ETHERNET};
+use smartnic::trace::gen::{self, GenConfig, ShimConfig};
+use smartnic_contract::geometry::{marker, sumax_cell, InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::key::FlowKey;
+use smartnic_contract::regs::{epoch as epoch_regs, stats, tower as tower_regs};
+use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_driver::blocks::DeviceMap;
+use smartnic_driver::readout::{min_reads, read_snapshot, ReadoutConfig};
+use smartnic_driver::snapshot::Snapshot;
+use smartnic_hdl::hash::key_to_u128;
+use smartnic_sim_tb::simnic::{read_capture, SimFrame, SimNic};
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+/// The key as the monitor reports it back as a `FlowKey`.
+pub fn key_of(k: u128) -> FlowKey {
+    let b = k.to_be_bytes();
+    FlowKey(b[3..].try_into().unwrap())
+}
+
+/// Software verdict on a frame: class (1 IP, 2 non-IP, 3 malformed), key and INT delay
+/// (sum of the hop latencies, ns).
+pub fn classify(f: &SimFrame) -> (u8, u128, u64) {
+    if f.tuser {
+        return (3, 0, 0);
+    }
+    match parse_frame(LINKTYPE_ETHERNET, &f.data) {
+        FrameClass::Ip { key, hops } => {
+            (1, key_to_u128(key.as_bytes()), hops.iter().map(|h| h.latency_ns as u64).sum())
+        }
+        FrameClass::NonIp => (2, 0, 0),
+        FrameClass::Malformed(_) => (3, 0, 0),
+    }
+}
+
+/// The five statistics counters (frames, sketched, bytes, non_ip, malformed).
+pub fn read_stats(nic: &mut SimNic, dev: &DeviceMap) -> [u64; 5] {
+    let base = dev.stats.expect("the core has a statistics block");
+    [stats::FRAMES, stats::SKETCHED, stats::BYTES, stats::NON_IP, stats::MALFORMED]
+        .map(|off| nic.read64(base + off).unwrap())
+}
+
+/// What the software says the frames fed so far must produce.
+#[derive(Default)]
+pub struct Expect {
+    pub frames: u64,
+    pub bytes: u64,
+    pub classes: [u64; 4],
+    /// Keys of the IP frames in order.
+    pub keys: Vec<u128>,
+    /// `(ts_ns, delay_ns)` of the IP frames in order (the core's `now` at the first beat and
+    /// the INT delay).
+    pub times: Vec<(u64, u64)>,
+}
+
+impl Expect {
+    pub fn add(&mut self, f: &SimFrame) {
+        let (class, key, delay) = classify(f);
+        self.frames += 1;
+        self.bytes += f.data.len() as u64;
+        self.classes[class as usize] += 1;
+        if class == 1 {
+            self.keys.push(key);
+            self.times.push((f.ts_ns, delay));
+        }
+    }
+    pub fn counters(&self) -> [u64; 5] {
+        [self.frames, self.classes[1], self.bytes, self.classes[2], self.classes[3]]
+    }
+}
+
+/// A `smartnic::trace::gen` trace of `packets` IP packets (Zipf 1.1 over `packets / 10`
+/// flows, shim 1..16 hops, 30 % IPv6, 30 % VLAN, 5 % ARP frames in between), as frames.
+pub fn generated_trace(seed: u64, packets: u64) -> Vec<SimFrame> {
+    let cfg = GenConfig {
+        seed,
+        packets,
+        flows: packets / 10,
+        skew: 1.1,
+        ipv6: 0.3,
+        vlan: 0.3,
+        non_ip: 0.05,
+        shim: Some(ShimConfig { min_hops: 1, max_hops: 16, ..Default::default() }),
+        ..Default::default()
+    };
+    let dir =
+        std::env::temp_dir().join(format!("smartnic-core-test-{}-{seed}-{packets}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("trace.pcap");
+    gen::generate_files(&cfg, &pcap, &dir.join("truth.json"), None).unwrap();
+    let frames = read_capture(&pcap).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    frames.into_iter().map(|(ts, data)| SimFrame::new(ts, data)).collect()
+}
+
+/// What one snapshot check compared and found.
+#[derive(Clone, Debug)]
+pub struct EpochCheck {
+    pub epoch: u32,
+    pub mode: InsertMode,
+    /// IDLE_PACKETS = the packets the monitor saw tagged with this epoch.
+    pub packets: u64,
+    /// Tower counters + SuMax cells compared.
+    pub compared: u64,
+    /// Tower counters at their overflow marker, per array.
+    pub tower_markers: Vec<u64>,
+    /// SuMax cells at their marker over all arrays: `[size, delay 0, delay 1, ...]`.
+    pub sumax_markers: Vec<u64>,
+    /// The snapshot's sketches (equal to the software's).
+    pub tower: Tower,
+    pub sumax: SuMax,
+    /// Clocks, register reads and frames driven during the readout.
+    pub readout_clocks: u64,
+    pub reads: u64,
+    pub readout_frames: u64,
+}
+
+/// Checks one snapshot against the software sketches of its epoch's packets (indices into
+/// the sketched order = the IP frames of `expect`, checked here up to the last one used):
+/// IDLE_PACKETS, every tower counter and every SuMax cell (a mismatch lists up to 8 as
+/// `(array, index, core, software)`), the sections byte for byte.
+pub fn check_snapshot(
+    snap: &Snapshot,
+    packets: &[usize],
+    order: &[u128],
+    expect: &Expect,
+    mode: InsertMode,
+    geometry: &TowerGeometry,
+) -> EpochCheck {
+    let e = snap.epoch;
+    assert_eq!(snap.packets, packets.len() as u64, "epoch {e}: IDLE_PACKETS");
+    if let Some(&last) = packets.last() {
+        assert!(order[..=last] == expect.keys[..=last], "sketched keys = the software's IP keys, in order");
+    }
+    let mut t = Tower::new(geometry.clone(), mode).unwrap();
+    let mut sm = SuMax::new(SuMaxGeometry::nic_default()).unwrap();
+    for &i in packets {
+        let k = key_of(order[i]);
+        t.insert(&k);
+        let (ts, delay) = expect.times[i];
+        sm.insert(&k, ts, delay);
+    }
+    assert_eq!(snap.sections.len(), 2, "epoch {e}: a tower and a SuMax section");
+    let Ok(AnySketch::Tower(got_t)) = from_section(0, &snap.sections[0]) else {
+        panic!("epoch {e}: section 0 is not a valid tower section")
+    };
+    let Ok(AnySketch::SuMax(got_s)) = from_section(1, &snap.sections[1]) else {
+        panic!("epoch {e}: section 1 is not a valid SuMax section")
+    };
+    assert_eq!((got_t.geometry(), got_t.mode()), (geometry, mode), "epoch {e}: tower geometry and mode");
+    assert_eq!(got_s.geometry(), sm.geometry(), "epoch {e}: SuMax geometry");
+
+    let mut compared = 0u64;
+    let mut bad = Vec::new();
+    let mut tower_markers = vec![0u64; geometry.arrays.len()];
+    for (a, ag) in geometry.arrays.iter().enumerate() {
+        for i in 0..ag.depth {
+            let (g, w) = (got_t.counter(a, i), t.counter(a, i));
+            if g != w {
+                bad.push((a, i, g, w));
+            }
+            tower_markers[a] += (g == ag.marker()) as u64;
+        }
+        compared += ag.depth as u64;
+    }
+    assert!(
+        bad.is_empty(),
+        "epoch {e} ({mode:?}): {} tower counters differ (array, index, core, software), first: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    let g = sm.geometry();
+    let cells = 3 + g.delay_cells as usize;
+    // The sum cells' markers (size, then the delay cells); the time cells have none.
+    let marks: Vec<Option<u32>> = (0..cells)
+        .map(|c| match c {
+            sumax_cell::SIZE => Some(marker(g.size_width)),
+            c if c <= g.delay_cells as usize => Some(marker(g.delay_width)),
+            _ => None,
+        })
+        .collect();
+    let mut sumax_markers = vec![0u64; cells];
+    let mut bad = Vec::new();
+    for a in 0..g.hashes.len() {
+        for b in 0..g.depth {
+            for (c, (m, n)) in marks.iter().zip(sumax_markers.iter_mut()).enumerate() {
+                let (v, w) = (got_s.cell(a, b, c), sm.cell(a, b, c));
+                if v != w {
+                    bad.push((a, b, c, v, w));
+                }
+                *n += (Some(v) == *m) as u64;
+            }
+        }
+        compared += g.depth as u64 * cells as u64;
+    }
+    sumax_markers.truncate(1 + g.delay_cells as usize);
+    assert!(
+        bad.is_empty(),
+        "epoch {e}: {} SuMax cells differ (array, bucket, cell, core, software), first: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+    // The sections as a whole (metadata included) are the software's.
+    let (t_sec, s_sec) =
+        (to_section(&AnySketch::Tower(t)).unwrap(), to_section(&AnySketch::SuMax(sm)).unwrap());
+    assert!(snap.sections[0] == t_sec && snap.sections[1] == s_sec, "epoch {e}: sections differ");
+    // Not a vacuous comparison: the epoch's packets are in the snapshot.
+    if !packets.is_empty() {
+        assert!(
+            (0..3).all(|a| (0..got_s.geometry().depth).any(|b| got_s.cell(a, b, 0) != 0)),
+            "epoch {e}: empty SuMax"
+        );
+        assert!(
+            (0..got_t.geometry().arrays[0].depth).any(|i| got_t.counter(0, i) != 0),
+            "epoch {e}: empty tower"
+        );
+    }
+    EpochCheck {
+        epoch: e as u32,
+        mode,
+        packets: packets.len() as u64,
+        compared,
+        tower_markers,
+        sumax_markers,
+        tower: got_t,
+        sumax: got_s,
+        readout_clocks: 0,
+        reads: 0,
+        readout_frames: 0,
+    }
+}
+
+/// How [`CoreRun::feed`] schedules snapshots.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Frames per epoch to aim for: each back-to-back phase is this minus the frames that
+    /// arrived during the previous readout (at least half of it).
+    pub every: u64,
+    /// Clocks after the driver's SWAP write during which frames stay back to back.
+    pub swap_burst: u64,
+    /// Idle clocks after each frame for the rest of a readout.
+    pub readout_gap: u64,
+    /// Snapshots to take before returning (`None`: until the source runs dry).
+    pub snapshots: Option<usize>,
+}
+
+/// The NIC seen through the driver during a readout: frames back to back until
+/// `swap_burst` clocks after the SWAP write, then `gap` idle clocks after each frame.
+struct SwapBurst<'a> {
+    nic: &'a mut SimNic,
+    control: u32,
+    swap_burst: u64,
+    gap: u64,
+    swap_at: Option<u64>,
+}
+
+impl SwapBurst<'_> {
+    fn pace(&mut self) {
+        if self.swap_at.is_some_and(|s| self.nic.cycles() >= s + self.swap_burst) {
+            self.nic.set_gap(self.gap);
+        }
+    }
+}
+
+impl RegisterAccess for SwapBurst<'_> {
+    fn bar_size(&self) -> u64 {
+        self.nic.bar_size()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        let v = self.nic.read32(offset);
+        self.pace();
+        v
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        if offset == self.control && value & epoch_regs::CONTROL_SWAP != 0 {
+            self.swap_at = Some(self.nic.cycles());
+        }
+        let r = self.nic.write32(offset, value);
+        self.pace();
+        r
+    }
+}
+
+/// Totals of a finished run (printed by [`CoreRun::finish`]).
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub frames: u64,
+    pub packets: u64,
+    pub flows: usize,
+    pub epochs: usize,
+    pub compared: u64,
+    /// Back-to-back phases: clocks, beats, frames.
+    pub b2b_clocks: u64,
+    pub b2b_beats: u64,
+    pub b2b_frames: u64,
+    pub clocks: u64,
+    pub seconds: f64,
+}
+
+/// A run of the simulated NIC checked epoch by epoch (see the module docs).
+pub struct CoreRun {
+    pub nic: SimNic,
+    pub dev: DeviceMap,
+    pub geometry: TowerGeometry,
+    cfg: ReadoutConfig,
+    pub expect: Expect,
+    /// Keys of the sketched packets in order (the monitor's) and each epoch's indices into it.
+    order: Vec<u128>,
+    by_epoch: BTreeMap<u32, Vec<usize>>,
+    mode: InsertMode,
+    mode_of: BTreeMap<u32, InsertMode>,
+    pub checks: Vec<EpochCheck>,
+    b2b: (u64, u64, u64),
+    /// Frames to have queued when a readout starts, so traffic flows until it ends.
+    reserve: u64,
+    last_readout_frames: u64,
+    source_dry: bool,
+    t0: Instant,
+}
+
+impl CoreRun {
+    /// The core (built or reused), discovered through the driver, MODE = `mode` before any
+    /// traffic.
+    pub fn new(mode: InsertMode) -> Self {
+        let t0 = Instant::now();
+        let mut nic = SimNic::new().unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("model ready in {:.1} s", t0.elapsed().as_secs_f64());
+        let dev = DeviceMap::discover(&mut nic).unwrap();
+        let geometry = TowerGeometry::sketchint_fpga();
+        assert_eq!(dev.tower.as_ref().unwrap().geometry, geometry);
+        assert_eq!(dev.sumax.as_ref().unwrap().geometry, SuMaxGeometry::nic_default());
+        let mut run = CoreRun {
+            nic,
+            dev,
+            geometry,
+            cfg: ReadoutConfig {
+                source: smartnic_contract::snapshot::source::SIMULATOR,
+                ..Default::default()
+            },
+            expect: Expect::default(),
+            order: Vec::new(),
+            by_epoch: BTreeMap::new(),
+            mode,
+            mode_of: BTreeMap::new(),
+            checks: Vec::new(),
+            b2b: (0, 0, 0),
+            reserve: 0,
+            last_readout_frames: 0,
+            source_dry: false,
+            t0,
+        };
+        run.write_mode(mode);
+        run.mode_of.insert(0, mode);
+        run
+    }
+
+    fn write_mode(&mut self, mode: InsertMode) {
+        let base = self.dev.tower.as_ref().unwrap().base;
+        self.nic.write32(base + tower_regs::MODE, mode as u32).unwrap();
+        self.dev = DeviceMap::discover(&mut self.nic).unwrap();
+        assert_eq!(self.dev.tower.as_ref().unwrap().mode, mode, "MODE reads back");
+        self.mode = mode;
+    }
+
+    /// Queues frames from `src` until `n` are queued (fewer if it runs dry).
+    fn top_up(&mut self, src: &mut dyn Iterator<Item = SimFrame>, n: u64) {
+        let want = (n as usize).saturating_sub(self.nic.queued());
+        let mut batch = Vec::with_capacity(want);
+        batch.extend(src.take(want));
+        self.source_dry |= batch.len() < want;
+        for f in &batch {
+            self.expect.add(f);
+        }
+        self.nic.queue(batch);
+    }
+
+    /// Drives up to `n` queued frames back to back; counts their clocks and beats.
+    fn back_to_back(&mut self, n: u64) {
+        self.nic.set_gap(0);
+        // The last frame of a readout may still owe idle clocks: one frame settles that.
+        self.nic.run_frames(1);
+        let (c0, s0) = (self.nic.cycles(), self.nic.stats());
+        let frames = self.nic.run_frames(n.saturating_sub(1));
+        let (c1, s1) = (self.nic.cycles(), self.nic.stats());
+        self.b2b.0 += c1 - c0;
+        self.b2b.1 += s1.beats - s0.beats;
+        self.b2b.2 += frames;
+    }
+
+    /// Moves the monitor's packets into `order` and `by_epoch`.
+    fn collect(&mut self) {
+        let read = self.checks.last().map(|c| c.epoch);
+        for (e, k) in self.nic.take_sketched() {
+            assert!(
+                read.is_none_or(|r| e > r),
+                "a packet tagged with epoch {e} after epoch {read:?} was read"
+            );
+            self.by_epoch.entry(e).or_default().push(self.order.len());
+            self.order.push(k);
+        }
+    }
+
+    /// One `read_snapshot` with traffic as `plan` says, checked.
+    fn snapshot(&mut self, plan: &Plan) {
+        let (c0, f0) = (self.nic.cycles(), self.nic.stats().frames);
+        let under_traffic = self.nic.queued() > 0;
+        let control = self.dev.epoch + epoch_regs::CONTROL;
+        let mut bar = SwapBurst {
+            nic: &mut self.nic,
+            control,
+            swap_burst: plan.swap_burst,
+            gap: plan.readout_gap,
+            swap_at: None,
+        };
+        let (snap, st) = read_snapshot(&mut bar, &self.dev, &self.cfg).unwrap();
+        assert!(bar.swap_at.is_some(), "the driver wrote SWAP");
+        let (clocks, frames) = (self.nic.cycles() - c0, self.nic.stats().frames - f0);
+        self.collect();
+        let e = snap.epoch as u32;
+        assert_eq!(e as usize, self.checks.len(), "epochs are read in order, none skipped");
+        let mode = self.mode_of[&e];
+        let pk = self.by_epoch.get(&e).map_or(&[][..], Vec::as_slice);
+        let mut c = check_snapshot(&snap, pk, &self.order, &self.expect, mode, &self.geometry);
+        (c.readout_clocks, c.reads, c.readout_frames) = (clocks, st.reads, frames);
+        eprintln!(
+            "epoch {e} ({mode:?}): {} packets, {} counters equal, markers: tower {:?}, SuMax size/delays {:?}; \
+             readout {} reads, {} clocks, {} frames arrived",
+            c.packets, c.compared, c.tower_markers, c.sumax_markers, st.reads, clocks, frames
+        );
+        self.mode_of.entry(e + 1).or_insert(self.mode);
+        self.checks.push(c);
+        self.last_readout_frames = frames;
+        if under_traffic {
+            // Enough queued for the next readout to run under traffic to its end.
+            self.reserve = frames + frames / 4 + 500;
+        }
+    }
+
+    /// Feeds frames from `src` (epochs of about `plan.every` frames, a snapshot after each)
+    /// until `plan.snapshots` were taken or the source ran dry (its last frames then wait
+    /// for [`CoreRun::finish`] or the next call). While the source lasts, frames arrive during
+    /// every readout from its first register access to its last (asserted).
+    pub fn feed(&mut self, src: &mut dyn Iterator<Item = SimFrame>, plan: Plan) {
+        assert!(plan.every > 1 && plan.readout_gap > 0);
+        if self.reserve == 0 {
+            // About 4M clocks per readout at the board geometry, >= 8 beats per frame.
+            self.reserve = 4_000_000 / (plan.readout_gap + 8) + 1000;
+        }
+        let mut taken = 0;
+        while plan.snapshots.is_none_or(|n| taken < n) {
+            let b2b = plan.every.saturating_sub(self.last_readout_frames).max(plan.every / 2);
+            self.top_up(src, b2b);
+            self.back_to_back(b2b);
+            self.top_up(src, self.reserve);
+            if self.source_dry {
+                return;
+            }
+            self.snapshot(&plan);
+            assert!(self.nic.queued() > 0, "the queue ran dry during a readout: raise the reserve");
+            taken += 1;
+        }
+    }
+
+    /// Drains the queue back to back, reads the epoch, writes MODE = `mode` with nothing in
+    /// flight (the next epoch is all `mode`) and re-discovers the device.
+    pub fn switch_mode(&mut self, mode: InsertMode, plan: Plan) {
+        self.back_to_back(u64::MAX);
+        self.nic.drain();
+        self.snapshot(&plan);
+        let next = self.checks.last().unwrap().epoch + 1;
+        assert!(!self.by_epoch.contains_key(&next), "nothing flowed since the swap");
+        self.write_mode(mode);
+        self.mode_of.insert(next, mode);
+    }
+
+    /// Packets of `key` the core tagged with epoch `e`.
+    pub fn count_in_epoch(&self, e: u32, key: &FlowKey) -> u64 {
+        let k = key_to_u128(key.as_bytes());
+        self.by_epoch.get(&e).map_or(0, |v| v.iter().filter(|&&i| self.order[i] == k).count() as u64)
+    }
+
+    /// Drives what is queued back to back, reads the last epoch, checks the whole run and
+    /// prints its numbers after `what`.
+    pub fn finish(&mut self, what: &str, plan: Plan) -> Summary {
+        self.back_to_back(u64::MAX);
+        self.nic.drain();
+        self.snapshot(&plan);
+        let last = self.checks.last().unwrap().epoch;
+        assert!(self.by_epoch.keys().all(|&e| e <= last), "every tagged epoch was read");
+        // Every IP frame entered the sketch once, in order, with the software's key.
+        assert_eq!(self.order.len(), self.expect.keys.len(), "sketched packets vs IP frames");
+        assert!(self.order == self.expect.keys, "the sketched keys are the software's IP keys, in order");
+        // Per-epoch counts (the device's IDLE_PACKETS and the monitor's tags) add up to the
+        // packets sent.
+        let sent = self.expect.classes[1];
+        assert_eq!(self.checks.iter().map(|c| c.packets).sum::<u64>(), sent, "sum of IDLE_PACKETS");
+        assert_eq!(self.by_epoch.values().map(|v| v.len() as u64).sum::<u64>(), sent);
+        // Statistics explain every frame.
+        let got = read_stats(&mut self.nic, &self.dev);
+        assert_eq!(got, self.expect.counters(), "frames, sketched, bytes, non_ip, malformed");
+        assert_eq!(got[1] + got[3] + got[4], got[0]);
+        let s = self.nic.stats();
+        assert_eq!(s.tready_low, 0, "tready dropped");
+        assert_eq!(s.frames, self.expect.frames);
+        let (b2b_clocks, b2b_beats, b2b_frames) = self.b2b;
+        assert_eq!(b2b_clocks, b2b_beats, "back to back: one clock per beat");
+        let flows = self.expect.keys.iter().collect::<HashSet<_>>().len();
+        let n = self.checks.len() as u64;
+        let sum = Summary {
+            frames: self.expect.frames,
+            packets: sent,
+            flows,
+            epochs: self.checks.len(),
+            compared: self.checks.iter().map(|c| c.compared).sum(),
+            b2b_clocks,
+            b2b_beats,
+            b2b_frames,
+            clocks: self.nic.cycles(),
+            seconds: self.t0.elapsed().as_secs_f64(),
+        };
+        let per = |f: fn(&EpochCheck) -> u64| self.checks.iter().map(f).sum::<u64>() / n;
+        let epoch_packets = self.checks.iter().map(|c| c.packets);
+        eprintln!(
+            "{what}: {} frames ({} IP, {} non-IP, {} malformed), {} flows; {} epochs ({} CM), {}..{} packets each, \
+             {} counters/cells compared; back to back: {} frames, {:.4} clocks/beat, {:.3} clocks/frame, {:.3} \
+             clocks/IP packet; per readout: {} reads (min {}), {} clocks, {} frames arrived; {} clocks in {:.1} s \
+             ({:.2} Mclk/s)",
+            sum.frames,
+            sent,
+            self.expect.classes[2],
+            self.expect.classes[3],
+            flows,
+            sum.epochs,
+            self.checks.iter().filter(|c| c.mode == InsertMode::Cm).count(),
+            epoch_packets.clone().min().unwrap(),
+            epoch_packets.max().unwrap(),
+            sum.compared,
+            b2b_frames,
+            b2b_clocks as f64 / b2b_beats.max(1) as f64,
+            b2b_clocks as f64 / b2b_frames.max(1) as f64,
+            b2b_clocks as f64 / b2b_frames.max(1) as f64 * (sum.frames as f64 / sent.max(1) as f64),
+            per(|c| c.reads),
+            min_reads(&self.dev),
+            per(|c| c.readout_clocks),
+            per(|c| c.readout_frames),
+            sum.clocks,
+            sum.seconds,
+            sum.clocks as f64 / sum.seconds / 1e6
+        );
+        sum
+    }
+}
