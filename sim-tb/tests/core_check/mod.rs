@@ -353,10 +353,9 @@ impl CoreRun {
             nic,
             dev,
             geometry,
-            cfg: ReadoutConfig {
-                source: smartnic_contract::snapshot::source::SIMULATOR,
-                ..Default::default()
-            },
+            // The simulated clock only moves while the test drives it, so the poll timeout
+            // is the simulator's (minutes of wall time), not a board's 1 s.
+            cfg: smartnic::cli::sim::sim_readout_config(),
             expect: Expect::default(),
             order: Vec::new(),
             by_epoch: BTreeMap::new(),
