@@ -15,6 +15,7 @@
 //!   (all that fits in 64 bytes) whose latencies are log-uniform from 0 to ~260 us plus the
 //!   delay-bin edges and the 32-bit extremes, so every SuMax delay cell is hit.
 use crate::simnic::SimFrame;
+use smartnic::trace::frame::{ETHERTYPE_IPV4, ETHERTYPE_VLAN};
 use smartnic_contract::key::PROTO_UDP;
 use smartnic_contract::shim::{Hop, IntShim, ETHERTYPE_SHIM};
 use smartnic_contract::vectors::KeyStream;
@@ -25,8 +26,6 @@ pub const MIN_FRAME: usize = 64;
 /// Hops of an INT stack that fit in a [`MIN_FRAME`] frame with an 802.1Q tag.
 pub const MAX_MIN_FRAME_HOPS: usize = 2;
 
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_VLAN: u16 = 0x8100;
 const IPV4_HEADER: usize = 20;
 const UDP_HEADER: usize = 8;
 
