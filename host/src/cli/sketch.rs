@@ -117,6 +117,9 @@ struct SnapshotInfo {
     packets: u64,
 }
 
+/// Packets `sketch run` hands to the sketches at once.
+const RUN_BATCH: usize = 4096;
+
 fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let mut sketches = build_sketches(&args.sketches, args.memory)?;
     if sketches.iter().any(|s| matches!(s, AnySketch::Elastic(_))) {
@@ -135,12 +138,19 @@ fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let pb = bar(None, "sketching");
     let mut out = Vec::new();
     let (mut epoch, mut in_epoch, mut total) = (0u64, 0u64, 0u64);
+    // Packets reach the sketches in batches (TowerSketch prefetches across a batch); a
+    // batch never spans an epoch boundary.
+    let mut batch = Vec::with_capacity(RUN_BATCH);
     while let Some(p) = reader.next_packet().with_context(|| format!("trace {}", args.trace.display()))? {
-        sketches.iter_mut().for_each(|s| s.insert(&p));
+        batch.push(p);
         in_epoch += 1;
         total += 1;
         if total.is_multiple_of(65536) {
             pb.set_position(total);
+        }
+        if batch.len() == RUN_BATCH || epochs == Some(in_epoch) {
+            sketches.iter_mut().for_each(|s| s.insert_packets(&batch));
+            batch.clear();
         }
         if epochs == Some(in_epoch) {
             out.push(write_epoch(&mut sketches, &args.output, epochs, epoch, in_epoch)?);
@@ -148,6 +158,7 @@ fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
             in_epoch = 0;
         }
     }
+    sketches.iter_mut().for_each(|s| s.insert_packets(&batch));
     if in_epoch > 0 || out.is_empty() {
         out.push(write_epoch(&mut sketches, &args.output, epochs, epoch, in_epoch)?);
     }

@@ -298,15 +298,14 @@ fn feed(
     let mut start = range.start;
     while start < range.end {
         let end = (start + CHUNK).min(range.end);
-        for i in start..end {
-            let k = &d.keys[i];
-            match &mut table {
-                Some(t) => heavy::insert_tracked(s, t, k, d.ts_ns[i], d.delay_ns[i]),
-                None => match s {
-                    AnySketch::Tower(t) => t.insert(k),
-                    AnySketch::SuMax(x) => x.insert(k, d.ts_ns[i], d.delay_ns[i]),
-                    AnySketch::Elastic(e) => e.insert(k),
-                },
+        match (&mut table, &mut *s) {
+            (None, AnySketch::Tower(t)) => t.insert_batch(&d.keys[start..end]),
+            (None, AnySketch::SuMax(x)) => {
+                (start..end).for_each(|i| x.insert(&d.keys[i], d.ts_ns[i], d.delay_ns[i]))
+            }
+            (None, AnySketch::Elastic(e)) => d.keys[start..end].iter().for_each(|k| e.insert(k)),
+            (Some(t), _) => {
+                (start..end).for_each(|i| heavy::insert_tracked(s, t, &d.keys[i], d.ts_ns[i], d.delay_ns[i]))
             }
         }
         progress((end - start) as u64);
