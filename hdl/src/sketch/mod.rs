@@ -2,18 +2,20 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`array`] | `CounterArray<W, A>`: one array, RMW with 3-deep forwarding, the CM/ACU (omega) step, readout port |
+//! | [`counter_rmw`] | `CounterRmw<W, A>`: the RMW datapath of a counter array: 3-deep (bank, address) forwarding, the CM/ACU (omega) step, the write register |
+//! | [`array`] | `CounterArray<W, A>`: one array, a `CounterRmw` behind one RAM, readout port |
 //! | [`tower`] | `TowerPipeline`: 3 hash units + 3 staggered arrays, CM and ACU, bit-exact with `host::sketch::Tower` |
 //! | [`sumax`] | `SuMaxPipeline`: 3 hash units + 3 staggered SuMax arrays (size, delay, max cells), bit-exact with `host::sketch::SuMax` |
 //! | [`sumax_array`] | `SuMaxArray`: one SuMax array as one lane per cell (`CounterArray` sum lanes + `TimeCells`), readout by cell |
 //! | [`sumax_time`] | `TimeCells`: the max inter-arrival and last-arrival cells with the same forwarding |
-//! | [`banked_array`] | `BankedArray<W, A>`: a `CounterArray` with two banks (two RAMs, one datapath, (bank, address) forwarding), readout and clear ports on the idle bank |
+//! | [`banked_array`] | `BankedArray<W, A>`: a `CounterRmw` behind two RAMs (one per bank), readout and clear ports on the idle bank |
 //! | [`epoch`] | `EpochEngine`: active bank, swap with drain, clear sweep, EPOCH, SEQUENCE, per-epoch packet counters (contract `regs::epoch`) |
 //! | [`tower_banked`] | `TowerBanked`: the TowerSketch pipeline on `BankedArray`s with the epoch engine and a window readout port |
 //! | [`bare`] | `BareTower`: read -> +1 -> write without forwarding, the Fmax reference of `scripts/bench-fmax` |
 pub mod array;
 pub mod banked_array;
 pub mod bare;
+pub mod counter_rmw;
 pub mod epoch;
 pub mod sumax;
 pub mod sumax_array;
@@ -36,6 +38,20 @@ pub struct Sink<const N: usize> {
 }
 
 impl<const N: usize> Logic for Sink<N> {
+    fn update(&mut self) {}
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("wire unused_sink = &{1'b0, x};".into())
+    }
+}
+
+/// [`Sink`] for one bit (a sub-block's status bit this parent has no use for, such as the
+/// bank outputs of a `CounterRmw` behind a single RAM).
+#[derive(LogicBlock, Default)]
+pub struct BitSink {
+    pub x: Signal<In, Bit>,
+}
+
+impl Logic for BitSink {
     fn update(&mut self) {}
     fn hdl(&self) -> Verilog {
         Verilog::Custom("wire unused_sink = &{1'b0, x};".into())
