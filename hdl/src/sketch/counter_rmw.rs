@@ -30,17 +30,10 @@
 //! # Forwarding
 //!
 //! Every valid packet writes its counter back (changed or not), so the last three values
-//! written are exactly the in-flight state. The memory holds a packet's write from the end
-//! of `t+3`; a packet entering `k = 1, 2, 3` clocks later reads the RAM at or before that
-//! edge (READ_FIRST at `k = 3`, which the forwarding makes irrelevant) and gets a stale
-//! value. So at s1 the packet compares its (bank, address) with the packets in s2, wr and
-//! wr+1 (1, 2, 3 ahead); the registered 2-bit priority select (newest first) picks, at s2,
-//! the write register `wr` (k = 1), its delayed copies `d1` (k = 2) or `d2` (k = 3), or
-//! the RAM. Packets of different banks never forward to each other, so the packets of an
-//! old and a new epoch can be in flight together around a swap; a single-bank caller ties
-//! `bank` low and synthesis removes the bank bits. Comparators sit off the critical loop;
-//! the loop `wr -> 4:1 mux -> +1/compare -> wr` is one add plus two LUT levels, and the
-//! RAM's clock-to-out and data setup both end or start at a flop (`rd_q`, `wr`).
+//! written are exactly the in-flight state; [`ForwardTrack`] says which one (or the RAM) a
+//! packet at s2 must use, comparing (bank, address). The loop `wr -> 4:1 mux -> +1/compare
+//! -> wr` is one add plus two LUT levels, and the RAM's clock-to-out and data setup both end
+//! or start at a flop (`rd_q`, `wr`).
 //!
 //! # Ports
 //!
@@ -55,6 +48,7 @@
 //! | `omega_out_inf`, `omega_out` | out | 1, 32 | running minimum after this array (one clock after s2) |
 //! | `wr_valid`, `wr_bank`, `wr_addr`, `wr_data` | out | 1, 1, `A`, `W` | the write-back of the packet in `wr` |
 //! | `busy` | out | 1 | a packet is in s0..s2 (with `wr_valid`: in flight) |
+use super::forward_track::ForwardTrack;
 use crate::arith::Widen;
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::marker;
@@ -86,37 +80,20 @@ pub struct CounterRmw<const W: usize, const A: usize> {
     pub wr_addr: Signal<Out, Bits<A>>,
     pub wr_data: Signal<Out, Bits<W>>,
     pub busy: Signal<Out, Bit>,
-    // s1
-    s1_valid: DFF<Bit>,
-    s1_bk: DFF<Bit>,
-    s1_addr: DFF<Bits<A>>,
-    // s2
-    s2_valid: DFF<Bit>,
-    s2_bank: DFF<Bit>,
-    s2_addr: DFF<Bits<A>>,
+    track: ForwardTrack<A>,
+    // s2: the RAM output register
     ram_r: DFF<Bits<W>>,
-    sel0: DFF<Bit>,
-    sel1: DFF<Bit>,
     v: Signal<Local, Bits<32>>,
     cand: Signal<Local, Bits<32>>,
     upd: Signal<Local, Bit>,
     lt: Signal<Local, Bit>,
-    h1: Signal<Local, Bit>,
-    h2: Signal<Local, Bit>,
-    h3: Signal<Local, Bit>,
     // 32-bit views of the four value sources (zero extension of register outputs)
     x_rd: Widen<32, W>,
     x_wr: Widen<32, W>,
     x_d1: Widen<32, W>,
     x_d2: Widen<32, W>,
-    // wr and its delayed copies (the forwarding window)
-    w_valid: DFF<Bit>,
-    w_bank: DFF<Bit>,
-    w_addr: DFF<Bits<A>>,
+    // the write register and its delayed copies (the forwarded values)
     w_data: DFF<Bits<W>>,
-    d1_valid: DFF<Bit>,
-    d1_bank: DFF<Bit>,
-    d1_addr: DFF<Bits<A>>,
     d1_data: DFF<Bits<W>>,
     d2_data: DFF<Bits<W>>,
     om_inf: DFF<Bit>,
@@ -150,33 +127,17 @@ impl<const W: usize, const A: usize> CounterRmw<W, A> {
             wr_addr: Default::default(),
             wr_data: Default::default(),
             busy: Default::default(),
-            s1_valid: Default::default(),
-            s1_bk: Default::default(),
-            s1_addr: Default::default(),
-            s2_valid: Default::default(),
-            s2_bank: Default::default(),
-            s2_addr: Default::default(),
+            track: Default::default(),
             ram_r: Default::default(),
-            sel0: Default::default(),
-            sel1: Default::default(),
             v: Default::default(),
             cand: Default::default(),
             upd: Default::default(),
             lt: Default::default(),
-            h1: Default::default(),
-            h2: Default::default(),
-            h3: Default::default(),
             x_rd: Default::default(),
             x_wr: Default::default(),
             x_d1: Default::default(),
             x_d2: Default::default(),
-            w_valid: Default::default(),
-            w_bank: Default::default(),
-            w_addr: Default::default(),
             w_data: Default::default(),
-            d1_valid: Default::default(),
-            d1_bank: Default::default(),
-            d1_addr: Default::default(),
             d1_data: Default::default(),
             d2_data: Default::default(),
             om_inf: Default::default(),
@@ -197,45 +158,27 @@ impl<const W: usize, const A: usize> Default for CounterRmw<W, A> {
 impl<const W: usize, const A: usize> Logic for CounterRmw<W, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, s1_valid, s1_bk, s1_addr, s2_valid, s2_bank, s2_addr, ram_r, sel0, sel1, w_valid,
-            w_bank, w_addr, w_data, d1_valid, d1_bank, d1_addr, d1_data, d2_data, om_inf, om
-        );
-        // s0 -> s1
-        self.s1_valid.d.next = self.valid.val() & !self.reset.val();
-        self.s1_bk.d.next = self.bank.val();
-        self.s1_addr.d.next = self.addr.val();
-        self.s1_bank.next = self.s1_bk.q.val();
-        // s1: compare (bank, address) with the packets 1, 2, 3 ahead (now in s2, wr, d1; at
-        // s2 they will be in wr, d1, d2) and register a priority select, newest first.
-        self.h1.next = self.s2_valid.q.val()
-            & (self.s1_bk.q.val() == self.s2_bank.q.val())
-            & (self.s1_addr.q.val() == self.s2_addr.q.val());
-        self.h2.next = self.w_valid.q.val()
-            & (self.s1_bk.q.val() == self.w_bank.q.val())
-            & (self.s1_addr.q.val() == self.w_addr.q.val());
-        self.h3.next = self.d1_valid.q.val()
-            & (self.s1_bk.q.val() == self.d1_bank.q.val())
-            & (self.s1_addr.q.val() == self.d1_addr.q.val());
-        self.sel0.d.next = self.h1.val() | (!self.h2.val() & self.h3.val());
-        self.sel1.d.next = !self.h1.val() & (self.h2.val() | self.h3.val());
+        dff_setup!(self, clock, ram_r, w_data, d1_data, d2_data, om_inf, om);
+        self.track.clock.next = self.clock.val();
+        self.track.reset.next = self.reset.val();
+        self.track.valid.next = self.valid.val();
+        self.track.bank.next = self.bank.val();
+        self.track.addr.next = self.addr.val();
+        // s1: the RAM output, registered.
         self.ram_r.d.next = self.ram_q.val();
-        self.s2_valid.d.next = self.s1_valid.q.val() & !self.reset.val();
-        self.s2_bank.d.next = self.s1_bk.q.val();
-        self.s2_addr.d.next = self.s1_addr.q.val();
         // s2: the current value of the counter, as 32 bits (the upper bits are constant 0
         // and vanish in synthesis; one comparator `v < omega` covers omega >= 2^W).
         self.x_rd.x.next = self.ram_r.q.val();
         self.x_wr.x.next = self.w_data.q.val();
         self.x_d1.x.next = self.d1_data.q.val();
         self.x_d2.x.next = self.d2_data.q.val();
-        if self.sel1.q.val() {
-            if self.sel0.q.val() {
+        if self.track.sel1.val() {
+            if self.track.sel0.val() {
                 self.v.next = self.x_d2.y.val();
             } else {
                 self.v.next = self.x_d1.y.val();
             }
-        } else if self.sel0.q.val() {
+        } else if self.track.sel0.val() {
             self.v.next = self.x_wr.y.val();
         } else {
             self.v.next = self.x_rd.y.val();
@@ -248,9 +191,6 @@ impl<const W: usize, const A: usize> Logic for CounterRmw<W, A> {
         } else {
             self.w_data.d.next = self.v.val().get_bits::<W>(0);
         }
-        self.w_valid.d.next = self.s2_valid.q.val() & !self.reset.val();
-        self.w_bank.d.next = self.s2_bank.q.val();
-        self.w_addr.d.next = self.s2_addr.q.val();
         if self.upd.val() & (self.v.val() != self.top.val()) {
             self.om_inf.d.next = false;
             self.om.d.next = self.cand.val();
@@ -259,19 +199,17 @@ impl<const W: usize, const A: usize> Logic for CounterRmw<W, A> {
             self.om.d.next = self.omega.val();
         }
         // wr: the write-back; keep the last three writes for forwarding.
-        self.d1_valid.d.next = self.w_valid.q.val() & !self.reset.val();
-        self.d1_bank.d.next = self.w_bank.q.val();
-        self.d1_addr.d.next = self.w_addr.q.val();
         self.d1_data.d.next = self.w_data.q.val();
         self.d2_data.d.next = self.d1_data.q.val();
         // Outputs.
-        self.wr_valid.next = self.w_valid.q.val();
-        self.wr_bank.next = self.w_bank.q.val();
-        self.wr_addr.next = self.w_addr.q.val();
+        self.s1_bank.next = self.track.s1_bank.val();
+        self.wr_valid.next = self.track.wr_valid.val();
+        self.wr_bank.next = self.track.wr_bank.val();
+        self.wr_addr.next = self.track.wr_addr.val();
         self.wr_data.next = self.w_data.q.val();
         self.rd_q.next = self.ram_r.q.val();
         self.omega_out_inf.next = self.om_inf.q.val();
         self.omega_out.next = self.om.q.val();
-        self.busy.next = self.valid.val() | self.s1_valid.q.val() | self.s2_valid.q.val();
+        self.busy.next = self.track.busy.val();
     }
 }

@@ -2,12 +2,14 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`forward_track`] | `ForwardTrack<A>`: the (bank, address) bookkeeping of every RMW pipeline: which in-flight write (or the RAM) a packet reads |
 //! | [`counter_rmw`] | `CounterRmw<W, A>`: the RMW datapath of a counter array: 3-deep (bank, address) forwarding, the CM/ACU (omega) step, the write register |
 //! | [`array`] | `CounterArray<W, A>`: one array, a `CounterRmw` behind one RAM, readout port |
 //! | [`tower`] | `TowerPipeline`: 3 hash units + 3 staggered arrays, CM and ACU, bit-exact with `host::sketch::Tower` |
 //! | [`sumax`] | `SuMaxPipeline`: 3 hash units + 3 staggered SuMax arrays (size, delay, max cells), bit-exact with `host::sketch::SuMax` |
 //! | [`sumax_array`] | `SuMaxArray`: one SuMax array as one lane per cell (`CounterArray` sum lanes + `TimeCells`), readout by cell |
-//! | [`sumax_time`] | `TimeCells`: the max inter-arrival and last-arrival cells with the same forwarding |
+//! | [`time_rmw`] | `TimeRmw<TW, A>`: the RMW datapath of SuMax's max cells (max inter-arrival, last arrival) on a `ForwardTrack` |
+//! | [`sumax_time`] | `TimeCells`: a `TimeRmw` behind one RAM per cell |
 //! | [`banked_array`] | `BankedArray<W, A>`: a `CounterRmw` behind two RAMs (one per bank), readout and clear ports on the idle bank |
 //! | [`epoch`] | `EpochEngine`: active bank, swap with drain, clear sweep, EPOCH, SEQUENCE, per-epoch packet counters (contract `regs::epoch`) |
 //! | [`tower_banked`] | `TowerBanked`: the TowerSketch pipeline on `BankedArray`s with the epoch engine and a window readout port |
@@ -17,12 +19,14 @@ pub mod banked_array;
 pub mod bare;
 pub mod counter_rmw;
 pub mod epoch;
+pub mod forward_track;
 pub mod sumax;
 pub mod sumax_array;
 pub mod sumax_banked;
 pub mod sumax_banked_array;
 pub mod sumax_banked_time;
 pub mod sumax_time;
+pub mod time_rmw;
 pub mod tower;
 pub mod tower_banked;
 
