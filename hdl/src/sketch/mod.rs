@@ -5,6 +5,7 @@
 //! | [`forward_track`] | `ForwardTrack<A>`: the (bank, address) bookkeeping of every RMW pipeline: which in-flight write (or the RAM) a packet reads |
 //! | [`counter_rmw`] | `CounterRmw<W, A>`: the RMW datapath of a counter array: 3-deep (bank, address) forwarding, the CM/ACU (omega) step, the write register |
 //! | [`array`] | `CounterArray<W, A>`: one array, a `CounterRmw` behind one RAM, readout port |
+//! | [`hash_front`] | `HashFront<A0, A1, A2>`: three hash units with the indices staggered one clock per array (the front of every pipeline) |
 //! | [`tower`] | `TowerPipeline`: 3 hash units + 3 staggered arrays, CM and ACU, bit-exact with `host::sketch::Tower` |
 //! | [`sumax`] | `SuMaxPipeline`: 3 hash units + 3 staggered SuMax arrays (size, delay, max cells), bit-exact with `host::sketch::SuMax` |
 //! | [`sumax_array`] | `SuMaxArray`: one SuMax array as one lane per cell (`CounterArray` sum lanes + `TimeCells`), readout by cell |
@@ -20,6 +21,7 @@ pub mod bare;
 pub mod counter_rmw;
 pub mod epoch;
 pub mod forward_track;
+pub mod hash_front;
 pub mod sumax;
 pub mod sumax_array;
 pub mod sumax_banked;

@@ -6,7 +6,7 @@
 //! in the contract's `sumax_cell` order. The generics are checked against a
 //! [`SuMaxGeometry`] in [`SuMaxPipeline::new`]; [`SuMaxNic`] is the board's
 //! `SuMaxGeometry::nic_default()` (32-bit size, 8 x 16-bit delay cells, 32-bit time cells,
-//! 2^13 buckets). Array `i` is indexed by a [`HashUnit`] of the geometry's hash `i` (index =
+//! 2^13 buckets). Array `i` is indexed by a [`crate::hash::HashUnit`] of the geometry's hash `i` (index =
 //! top `A` bits, `hash::index`).
 //!
 //! # Pipeline
@@ -47,9 +47,9 @@
 //! | `delay_inf`, `delay` | out | 1, 32 | with `done`: the same for the packet's delay cell (`query(key).delay_hist[bin]`) |
 //! | `rd_addr`, `rd_cell` | in | `A`, 8 | readout bucket and cell index (all arrays; ignored by an array while a packet is at its s0) |
 //! | `rd_data{i}` | out | 32 | array `i`'s cell, zero-extended, [`READ_LATENCY`] clocks later |
+use super::hash_front::HashFront;
 use super::sumax_array::{self, SuMaxArray};
-use super::Sink;
-use crate::hash::{self, HashUnit, KEY_BITS};
+use crate::hash::{self, KEY_BITS};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::SuMaxGeometry;
 
@@ -84,19 +84,10 @@ pub struct SuMaxPipeline<const SW: usize, const DW: usize, const DC: usize, cons
     pub rd_data0: Signal<Out, Bits<32>>,
     pub rd_data1: Signal<Out, Bits<32>>,
     pub rd_data2: Signal<Out, Bits<32>>,
-    h0: HashUnit<A>,
-    h1: HashUnit<A>,
-    h2: HashUnit<A>,
-    sinks: [Sink<32>; ARRAYS],
+    front: HashFront<A, A, A>,
     a0: SuMaxArray<SW, DW, DC, TW, A>,
     a1: SuMaxArray<SW, DW, DC, TW, A>,
     a2: SuMaxArray<SW, DW, DC, TW, A>,
-    // index delay lines (array i starts i clocks after array 0)
-    k1_valid: DFF<Bit>,
-    i1_addr: DFF<Bits<A>>,
-    i1_valid: DFF<Bit>,
-    i2_addr: [DFF<Bits<A>>; 2],
-    i2_valid: [DFF<Bit>; 2],
     // t / bin delay line: tap j holds the values that entered j + 1 clocks ago
     t_d: [DFF<Bits<TW>>; TB_TAPS],
     b_d: [DFF<Bits<8>>; TB_TAPS],
@@ -151,18 +142,10 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             rd_data0: Default::default(),
             rd_data1: Default::default(),
             rd_data2: Default::default(),
-            h0: HashUnit::new(&geometry.hashes[0]),
-            h1: HashUnit::new(&geometry.hashes[1]),
-            h2: HashUnit::new(&geometry.hashes[2]),
-            sinks: Default::default(),
+            front: HashFront::new([&geometry.hashes[0], &geometry.hashes[1], &geometry.hashes[2]]),
             a0: SuMaxArray::new(),
             a1: SuMaxArray::new(),
             a2: SuMaxArray::new(),
-            k1_valid: Default::default(),
-            i1_addr: Default::default(),
-            i1_valid: Default::default(),
-            i2_addr: Default::default(),
-            i2_valid: Default::default(),
             t_d: Default::default(),
             b_d: Default::default(),
             count: Default::default(),
@@ -176,22 +159,12 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, k1_valid, i1_addr, i1_valid, count);
-        self.h0.clock.next = self.clock.val();
-        self.h0.reset.next = self.reset.val();
-        self.h0.key.next = self.key.val();
-        self.h0.key_valid.next = self.key_valid.val();
-        self.h1.clock.next = self.clock.val();
-        self.h1.reset.next = self.reset.val();
-        self.h1.key.next = self.key.val();
-        self.h1.key_valid.next = self.key_valid.val();
-        self.h2.clock.next = self.clock.val();
-        self.h2.reset.next = self.reset.val();
-        self.h2.key.next = self.key.val();
-        self.h2.key_valid.next = self.key_valid.val();
-        self.sinks[0].x.next = self.h0.hash.val();
-        self.sinks[1].x.next = self.h1.hash.val();
-        self.sinks[2].x.next = self.h2.hash.val();
+        dff_setup!(self, clock, count);
+        // Hash units with the indices staggered by one clock per array.
+        self.front.clock.next = self.clock.val();
+        self.front.reset.next = self.reset.val();
+        self.front.key.next = self.key.val();
+        self.front.key_valid.next = self.key_valid.val();
         // t / bin delay line.
         self.t_d[0].clock.next = self.clock.val();
         self.b_d[0].clock.next = self.clock.val();
@@ -203,23 +176,11 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             self.t_d[j].d.next = self.t_d[j - 1].q.val();
             self.b_d[j].d.next = self.b_d[j - 1].q.val();
         }
-        // Index delay lines.
-        self.k1_valid.d.next = self.key_valid.val() & !self.reset.val();
-        self.i1_addr.d.next = self.h1.index.val();
-        self.i1_valid.d.next = self.h1.valid.val() & !self.reset.val();
-        self.i2_addr[0].clock.next = self.clock.val();
-        self.i2_valid[0].clock.next = self.clock.val();
-        self.i2_addr[1].clock.next = self.clock.val();
-        self.i2_valid[1].clock.next = self.clock.val();
-        self.i2_addr[0].d.next = self.h2.index.val();
-        self.i2_valid[0].d.next = self.h2.valid.val() & !self.reset.val();
-        self.i2_addr[1].d.next = self.i2_addr[0].q.val();
-        self.i2_valid[1].d.next = self.i2_valid[0].q.val() & !self.reset.val();
         // Array 0: both omegas INF.
         self.a0.clock.next = self.clock.val();
         self.a0.reset.next = self.reset.val();
-        self.a0.valid.next = self.h0.valid.val();
-        self.a0.addr.next = self.h0.index.val();
+        self.a0.valid.next = self.front.valid0.val();
+        self.a0.addr.next = self.front.index0.val();
         self.a0.t.next = self.t_d[2].q.val();
         self.a0.bin.next = self.b_d[2].q.val();
         self.a0.omega_size_inf.next = true;
@@ -232,8 +193,8 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         // Array 1.
         self.a1.clock.next = self.clock.val();
         self.a1.reset.next = self.reset.val();
-        self.a1.valid.next = self.i1_valid.q.val();
-        self.a1.addr.next = self.i1_addr.q.val();
+        self.a1.valid.next = self.front.valid1.val();
+        self.a1.addr.next = self.front.index1.val();
         self.a1.t.next = self.t_d[3].q.val();
         self.a1.bin.next = self.b_d[3].q.val();
         self.a1.omega_size_inf.next = self.a0.omega_size_out_inf.val();
@@ -246,8 +207,8 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         // Array 2.
         self.a2.clock.next = self.clock.val();
         self.a2.reset.next = self.reset.val();
-        self.a2.valid.next = self.i2_valid[1].q.val();
-        self.a2.addr.next = self.i2_addr[1].q.val();
+        self.a2.valid.next = self.front.valid2.val();
+        self.a2.addr.next = self.front.index2.val();
         self.a2.t.next = self.t_d[4].q.val();
         self.a2.bin.next = self.b_d[4].q.val();
         self.a2.omega_size_inf.next = self.a1.omega_size_out_inf.val();
@@ -272,12 +233,7 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         self.size.next = self.a2.omega_size_out.val();
         self.delay_inf.next = self.a2.omega_delay_out_inf.val();
         self.delay.next = self.a2.omega_delay_out.val();
-        self.idle.next = !(self.key_valid.val()
-            | self.k1_valid.q.val()
-            | self.h0.valid.val()
-            | self.i1_valid.q.val()
-            | self.i2_valid[0].q.val()
-            | self.i2_valid[1].q.val()
+        self.idle.next = !(self.front.busy.val()
             | self.a0.busy.val()
             | self.a0.done.val()
             | self.a1.busy.val()

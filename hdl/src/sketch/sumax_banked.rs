@@ -15,10 +15,11 @@
 //!
 //! Ports: `SuMaxPipeline`'s plus `bank` (in, 1), `rd_bank` (in, 1), `clr`, `clr_bank`
 //! (in, 1), `clr_addr` (in, `A`). Latency 8, one packet per clock, `in_ready` constant 1.
+use super::hash_front::HashFront;
 use super::sumax_banked_array::{self as sumax_array, SuMaxBankedArray};
 use super::Sink;
 use crate::arith::constmul::ConstMul;
-use crate::hash::{self, HashUnit, KEY_BITS};
+use crate::hash::{self, KEY_BITS};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::SuMaxGeometry;
 
@@ -60,19 +61,10 @@ pub struct SuMaxBanked<const SW: usize, const DW: usize, const DC: usize, const 
     pub clr: Signal<In, Bit>,
     pub clr_bank: Signal<In, Bit>,
     pub clr_addr: Signal<In, Bits<A>>,
-    h0: HashUnit<A>,
-    h1: HashUnit<A>,
-    h2: HashUnit<A>,
-    sinks: [Sink<32>; ARRAYS],
+    front: HashFront<A, A, A>,
     a0: SuMaxBankedArray<SW, DW, DC, TW, A>,
     a1: SuMaxBankedArray<SW, DW, DC, TW, A>,
     a2: SuMaxBankedArray<SW, DW, DC, TW, A>,
-    // index delay lines (array i starts i clocks after array 0)
-    k1_valid: DFF<Bit>,
-    i1_addr: DFF<Bits<A>>,
-    i1_valid: DFF<Bit>,
-    i2_addr: [DFF<Bits<A>>; 2],
-    i2_valid: [DFF<Bit>; 2],
     // t / bin delay line: tap j holds the values that entered j + 1 clocks ago
     t_d: [DFF<Bits<TW>>; TB_TAPS],
     b_d: [DFF<Bits<8>>; TB_TAPS],
@@ -134,18 +126,10 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             clr: Default::default(),
             clr_bank: Default::default(),
             clr_addr: Default::default(),
-            h0: HashUnit::new(&geometry.hashes[0]),
-            h1: HashUnit::new(&geometry.hashes[1]),
-            h2: HashUnit::new(&geometry.hashes[2]),
-            sinks: Default::default(),
+            front: HashFront::new([&geometry.hashes[0], &geometry.hashes[1], &geometry.hashes[2]]),
             a0: SuMaxBankedArray::new(),
             a1: SuMaxBankedArray::new(),
             a2: SuMaxBankedArray::new(),
-            k1_valid: Default::default(),
-            i1_addr: Default::default(),
-            i1_valid: Default::default(),
-            i2_addr: Default::default(),
-            i2_valid: Default::default(),
             t_d: Default::default(),
             b_d: Default::default(),
             bk: Default::default(),
@@ -160,22 +144,12 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, k1_valid, i1_addr, i1_valid, count);
-        self.h0.clock.next = self.clock.val();
-        self.h0.reset.next = self.reset.val();
-        self.h0.key.next = self.key.val();
-        self.h0.key_valid.next = self.key_valid.val();
-        self.h1.clock.next = self.clock.val();
-        self.h1.reset.next = self.reset.val();
-        self.h1.key.next = self.key.val();
-        self.h1.key_valid.next = self.key_valid.val();
-        self.h2.clock.next = self.clock.val();
-        self.h2.reset.next = self.reset.val();
-        self.h2.key.next = self.key.val();
-        self.h2.key_valid.next = self.key_valid.val();
-        self.sinks[0].x.next = self.h0.hash.val();
-        self.sinks[1].x.next = self.h1.hash.val();
-        self.sinks[2].x.next = self.h2.hash.val();
+        dff_setup!(self, clock, count);
+        // Hash units with the indices staggered by one clock per array.
+        self.front.clock.next = self.clock.val();
+        self.front.reset.next = self.reset.val();
+        self.front.key.next = self.key.val();
+        self.front.key_valid.next = self.key_valid.val();
         // t / bin delay line.
         self.t_d[0].clock.next = self.clock.val();
         self.b_d[0].clock.next = self.clock.val();
@@ -193,28 +167,16 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             self.bk[j].clock.next = self.clock.val();
             self.bk[j].d.next = self.bk[j - 1].q.val();
         }
-        // Index delay lines.
-        self.k1_valid.d.next = self.key_valid.val() & !self.reset.val();
-        self.i1_addr.d.next = self.h1.index.val();
-        self.i1_valid.d.next = self.h1.valid.val() & !self.reset.val();
-        self.i2_addr[0].clock.next = self.clock.val();
-        self.i2_valid[0].clock.next = self.clock.val();
-        self.i2_addr[1].clock.next = self.clock.val();
-        self.i2_valid[1].clock.next = self.clock.val();
-        self.i2_addr[0].d.next = self.h2.index.val();
-        self.i2_valid[0].d.next = self.h2.valid.val() & !self.reset.val();
-        self.i2_addr[1].d.next = self.i2_addr[0].q.val();
-        self.i2_valid[1].d.next = self.i2_valid[0].q.val() & !self.reset.val();
         // Array 0: both omegas INF.
         self.a0.clock.next = self.clock.val();
         self.a0.reset.next = self.reset.val();
-        self.a0.valid.next = self.h0.valid.val();
+        self.a0.valid.next = self.front.valid0.val();
         self.a0.bank.next = self.bk[1].q.val();
         self.a0.rd_bank.next = self.rd_bank.val();
         self.a0.clr.next = self.clr.val();
         self.a0.clr_bank.next = self.clr_bank.val();
         self.a0.clr_addr.next = self.clr_addr.val();
-        self.a0.addr.next = self.h0.index.val();
+        self.a0.addr.next = self.front.index0.val();
         self.a0.t.next = self.t_d[2].q.val();
         self.a0.bin.next = self.b_d[2].q.val();
         self.a0.omega_size_inf.next = true;
@@ -227,13 +189,13 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         // Array 1.
         self.a1.clock.next = self.clock.val();
         self.a1.reset.next = self.reset.val();
-        self.a1.valid.next = self.i1_valid.q.val();
+        self.a1.valid.next = self.front.valid1.val();
         self.a1.bank.next = self.bk[2].q.val();
         self.a1.rd_bank.next = self.rd_bank.val();
         self.a1.clr.next = self.clr.val();
         self.a1.clr_bank.next = self.clr_bank.val();
         self.a1.clr_addr.next = self.clr_addr.val();
-        self.a1.addr.next = self.i1_addr.q.val();
+        self.a1.addr.next = self.front.index1.val();
         self.a1.t.next = self.t_d[3].q.val();
         self.a1.bin.next = self.b_d[3].q.val();
         self.a1.omega_size_inf.next = self.a0.omega_size_out_inf.val();
@@ -246,13 +208,13 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         // Array 2.
         self.a2.clock.next = self.clock.val();
         self.a2.reset.next = self.reset.val();
-        self.a2.valid.next = self.i2_valid[1].q.val();
+        self.a2.valid.next = self.front.valid2.val();
         self.a2.bank.next = self.bk[3].q.val();
         self.a2.rd_bank.next = self.rd_bank.val();
         self.a2.clr.next = self.clr.val();
         self.a2.clr_bank.next = self.clr_bank.val();
         self.a2.clr_addr.next = self.clr_addr.val();
-        self.a2.addr.next = self.i2_addr[1].q.val();
+        self.a2.addr.next = self.front.index2.val();
         self.a2.t.next = self.t_d[4].q.val();
         self.a2.bin.next = self.b_d[4].q.val();
         self.a2.omega_size_inf.next = self.a1.omega_size_out_inf.val();
@@ -277,12 +239,7 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         self.size.next = self.a2.omega_size_out.val();
         self.delay_inf.next = self.a2.omega_delay_out_inf.val();
         self.delay.next = self.a2.omega_delay_out.val();
-        self.idle.next = !(self.key_valid.val()
-            | self.k1_valid.q.val()
-            | self.h0.valid.val()
-            | self.i1_valid.q.val()
-            | self.i2_valid[0].q.val()
-            | self.i2_valid[1].q.val()
+        self.idle.next = !(self.front.busy.val()
             | self.a0.busy.val()
             | self.a0.done.val()
             | self.a1.busy.val()

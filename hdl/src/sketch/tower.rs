@@ -3,7 +3,7 @@
 //!
 //! Three arrays (`d = 3`, the contract's FPGA geometry; widths `W0..W2`, depths `2^A0..2^A2`
 //! as const generics, checked against a [`TowerGeometry`] in [`TowerPipeline::new`]). Array
-//! `i` is indexed by a [`HashUnit`] of the geometry's hash (family member `i`), index = top
+//! `i` is indexed by a [`crate::hash::HashUnit`] of the geometry's hash (family member `i`), index = top
 //! `Ai` bits of the CRC (`hash::index` for a power-of-two depth).
 //!
 //! # Pipeline
@@ -44,8 +44,8 @@
 //! The readout port is the debug/readout window: a plain read of the same RAM port the
 //! packets use, meant for an idle pipeline.
 use super::array::{self, CounterArray};
-use super::Sink;
-use crate::hash::{self, HashUnit, KEY_BITS};
+use super::hash_front::HashFront;
+use crate::hash::{self, KEY_BITS};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::TowerGeometry;
 
@@ -88,19 +88,10 @@ pub struct TowerPipeline<
     pub rd_data1: Signal<Out, Bits<W1>>,
     pub rd_addr2: Signal<In, Bits<A2>>,
     pub rd_data2: Signal<Out, Bits<W2>>,
-    h0: HashUnit<A0>,
-    h1: HashUnit<A1>,
-    h2: HashUnit<A2>,
-    sinks: [Sink<32>; ARRAYS],
+    front: HashFront<A0, A1, A2>,
     a0: CounterArray<W0, A0>,
     a1: CounterArray<W1, A1>,
     a2: CounterArray<W2, A2>,
-    // index delay lines (array i starts i clocks after array 0)
-    k1_valid: DFF<Bit>,
-    i1_addr: DFF<Bits<A1>>,
-    i1_valid: DFF<Bit>,
-    i2_addr: [DFF<Bits<A2>>; 2],
-    i2_valid: [DFF<Bit>; 2],
     mode: [DFF<Bit>; MODE_TAPS],
     count: DFF<Bits<32>>,
     one: Constant<Bits<32>>,
@@ -152,18 +143,14 @@ impl<
             rd_data1: Default::default(),
             rd_addr2: Default::default(),
             rd_data2: Default::default(),
-            h0: HashUnit::new(&geometry.arrays[0].hash),
-            h1: HashUnit::new(&geometry.arrays[1].hash),
-            h2: HashUnit::new(&geometry.arrays[2].hash),
-            sinks: Default::default(),
+            front: HashFront::new([
+                &geometry.arrays[0].hash,
+                &geometry.arrays[1].hash,
+                &geometry.arrays[2].hash,
+            ]),
             a0: CounterArray::new(),
             a1: CounterArray::new(),
             a2: CounterArray::new(),
-            k1_valid: Default::default(),
-            i1_addr: Default::default(),
-            i1_valid: Default::default(),
-            i2_addr: Default::default(),
-            i2_valid: Default::default(),
             mode: Default::default(),
             count: Default::default(),
             one: Constant::new(1u64.to_bits()),
@@ -182,23 +169,12 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, k1_valid, i1_addr, i1_valid, count);
-        // Hash units: all three see the same key.
-        self.h0.clock.next = self.clock.val();
-        self.h0.reset.next = self.reset.val();
-        self.h0.key.next = self.key.val();
-        self.h0.key_valid.next = self.key_valid.val();
-        self.h1.clock.next = self.clock.val();
-        self.h1.reset.next = self.reset.val();
-        self.h1.key.next = self.key.val();
-        self.h1.key_valid.next = self.key_valid.val();
-        self.h2.clock.next = self.clock.val();
-        self.h2.reset.next = self.reset.val();
-        self.h2.key.next = self.key.val();
-        self.h2.key_valid.next = self.key_valid.val();
-        self.sinks[0].x.next = self.h0.hash.val();
-        self.sinks[1].x.next = self.h1.hash.val();
-        self.sinks[2].x.next = self.h2.hash.val();
+        dff_setup!(self, clock, count);
+        // Hash units with the indices staggered by one clock per array.
+        self.front.clock.next = self.clock.val();
+        self.front.reset.next = self.reset.val();
+        self.front.key.next = self.key.val();
+        self.front.key_valid.next = self.key_valid.val();
         // Mode delay line: mode[j] holds the mode of the packet that entered j + 1 clocks ago.
         self.mode[0].clock.next = self.clock.val();
         self.mode[0].d.next = self.acu.val();
@@ -206,23 +182,11 @@ impl<
             self.mode[j].clock.next = self.clock.val();
             self.mode[j].d.next = self.mode[j - 1].q.val();
         }
-        // Index delay lines (and the valid bit of hash stage 1, for `idle`).
-        self.k1_valid.d.next = self.key_valid.val() & !self.reset.val();
-        self.i1_addr.d.next = self.h1.index.val();
-        self.i1_valid.d.next = self.h1.valid.val() & !self.reset.val();
-        self.i2_addr[0].clock.next = self.clock.val();
-        self.i2_valid[0].clock.next = self.clock.val();
-        self.i2_addr[1].clock.next = self.clock.val();
-        self.i2_valid[1].clock.next = self.clock.val();
-        self.i2_addr[0].d.next = self.h2.index.val();
-        self.i2_valid[0].d.next = self.h2.valid.val() & !self.reset.val();
-        self.i2_addr[1].d.next = self.i2_addr[0].q.val();
-        self.i2_valid[1].d.next = self.i2_valid[0].q.val() & !self.reset.val();
         // Array 0: omega is INF for every packet.
         self.a0.clock.next = self.clock.val();
         self.a0.reset.next = self.reset.val();
-        self.a0.valid.next = self.h0.valid.val();
-        self.a0.addr.next = self.h0.index.val();
+        self.a0.valid.next = self.front.valid0.val();
+        self.a0.addr.next = self.front.index0.val();
         self.a0.omega_inf.next = true;
         self.a0.omega.next = 0.into();
         self.a0.rd_addr.next = self.rd_addr0.val();
@@ -230,8 +194,8 @@ impl<
         // Array 1: omega of array 0 in ACU mode (mode[4] = the mode of the packet at a1's s2).
         self.a1.clock.next = self.clock.val();
         self.a1.reset.next = self.reset.val();
-        self.a1.valid.next = self.i1_valid.q.val();
-        self.a1.addr.next = self.i1_addr.q.val();
+        self.a1.valid.next = self.front.valid1.val();
+        self.a1.addr.next = self.front.index1.val();
         self.a1.omega_inf.next = self.a0.omega_out_inf.val() | !self.mode[4].q.val();
         self.a1.omega.next = self.a0.omega_out.val();
         self.a1.rd_addr.next = self.rd_addr1.val();
@@ -239,8 +203,8 @@ impl<
         // Array 2: omega of array 1 (mode[5]).
         self.a2.clock.next = self.clock.val();
         self.a2.reset.next = self.reset.val();
-        self.a2.valid.next = self.i2_valid[1].q.val();
-        self.a2.addr.next = self.i2_addr[1].q.val();
+        self.a2.valid.next = self.front.valid2.val();
+        self.a2.addr.next = self.front.index2.val();
         self.a2.omega_inf.next = self.a1.omega_out_inf.val() | !self.mode[5].q.val();
         self.a2.omega.next = self.a1.omega_out.val();
         self.a2.rd_addr.next = self.rd_addr2.val();
@@ -258,12 +222,7 @@ impl<
         self.done.next = self.a2.done.val();
         self.estimate_inf.next = self.a2.omega_out_inf.val();
         self.estimate.next = self.a2.omega_out.val();
-        self.idle.next = !(self.key_valid.val()
-            | self.k1_valid.q.val()
-            | self.h0.valid.val()
-            | self.i1_valid.q.val()
-            | self.i2_valid[0].q.val()
-            | self.i2_valid[1].q.val()
+        self.idle.next = !(self.front.busy.val()
             | self.a0.busy.val()
             | self.a0.done.val()
             | self.a1.busy.val()

@@ -56,10 +56,10 @@
 //! | `clr`, `clr_bank`, `clr_addr` | out | 1, 1, `AM` | the engine's clear sweep (for a second sketch sharing the engine, as the core's SuMax) |
 use super::banked_array::BankedArray;
 use super::epoch::EpochEngine;
+use super::hash_front::HashFront;
 use super::tower::{ARRAYS, LATENCY};
-use super::Sink;
 use crate::arith::Widen;
-use crate::hash::{self, HashUnit, KEY_BITS};
+use crate::hash::{self, KEY_BITS};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::TowerGeometry;
 
@@ -110,18 +110,10 @@ pub struct TowerBanked<
     pub clr_bank: Signal<Out, Bit>,
     pub clr_addr: Signal<Out, Bits<AM>>,
     engine: EpochEngine<AM>,
-    h0: HashUnit<A0>,
-    h1: HashUnit<A1>,
-    h2: HashUnit<A2>,
-    sinks: [Sink<32>; ARRAYS],
+    front: HashFront<A0, A1, A2>,
     a0: BankedArray<W0, A0>,
     a1: BankedArray<W1, A1>,
     a2: BankedArray<W2, A2>,
-    k1_valid: DFF<Bit>,
-    i1_addr: DFF<Bits<A1>>,
-    i1_valid: DFF<Bit>,
-    i2_addr: [DFF<Bits<A2>>; 2],
-    i2_valid: [DFF<Bit>; 2],
     mode: [DFF<Bit>; MODE_TAPS],
     bank: [DFF<Bit>; BANK_TAPS],
     ro_v: [DFF<Bit>; RO_LATENCY],
@@ -196,18 +188,14 @@ impl<
             clr_bank: Default::default(),
             clr_addr: Default::default(),
             engine: EpochEngine::new(drain),
-            h0: HashUnit::new(&geometry.arrays[0].hash),
-            h1: HashUnit::new(&geometry.arrays[1].hash),
-            h2: HashUnit::new(&geometry.arrays[2].hash),
-            sinks: Default::default(),
+            front: HashFront::new([
+                &geometry.arrays[0].hash,
+                &geometry.arrays[1].hash,
+                &geometry.arrays[2].hash,
+            ]),
             a0: BankedArray::new(),
             a1: BankedArray::new(),
             a2: BankedArray::new(),
-            k1_valid: Default::default(),
-            i1_addr: Default::default(),
-            i1_valid: Default::default(),
-            i2_addr: Default::default(),
-            i2_valid: Default::default(),
             mode: Default::default(),
             bank: Default::default(),
             ro_v: Default::default(),
@@ -236,29 +224,18 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, k1_valid, i1_addr, i1_valid, ro_q);
+        dff_setup!(self, clock, ro_q);
         // Epoch engine: sees every packet at ingress, tags it with the active bank.
         self.engine.clock.next = self.clock.val();
         self.engine.reset.next = self.reset.val();
         self.engine.valid.next = self.key_valid.val();
         self.engine.swap.next = self.swap.val();
         self.engine.clear.next = self.clear.val();
-        // Hash units.
-        self.h0.clock.next = self.clock.val();
-        self.h0.reset.next = self.reset.val();
-        self.h0.key.next = self.key.val();
-        self.h0.key_valid.next = self.key_valid.val();
-        self.h1.clock.next = self.clock.val();
-        self.h1.reset.next = self.reset.val();
-        self.h1.key.next = self.key.val();
-        self.h1.key_valid.next = self.key_valid.val();
-        self.h2.clock.next = self.clock.val();
-        self.h2.reset.next = self.reset.val();
-        self.h2.key.next = self.key.val();
-        self.h2.key_valid.next = self.key_valid.val();
-        self.sinks[0].x.next = self.h0.hash.val();
-        self.sinks[1].x.next = self.h1.hash.val();
-        self.sinks[2].x.next = self.h2.hash.val();
+        // Hash units with the indices staggered by one clock per array.
+        self.front.clock.next = self.clock.val();
+        self.front.reset.next = self.reset.val();
+        self.front.key.next = self.key.val();
+        self.front.key_valid.next = self.key_valid.val();
         // Mode and bank delay lines: [j] holds the packet that entered j + 1 clocks ago.
         self.mode[0].clock.next = self.clock.val();
         self.mode[0].d.next = self.acu.val();
@@ -272,24 +249,12 @@ impl<
             self.bank[j].clock.next = self.clock.val();
             self.bank[j].d.next = self.bank[j - 1].q.val();
         }
-        // Index delay lines.
-        self.k1_valid.d.next = self.key_valid.val() & !self.reset.val();
-        self.i1_addr.d.next = self.h1.index.val();
-        self.i1_valid.d.next = self.h1.valid.val() & !self.reset.val();
-        self.i2_addr[0].clock.next = self.clock.val();
-        self.i2_valid[0].clock.next = self.clock.val();
-        self.i2_addr[1].clock.next = self.clock.val();
-        self.i2_valid[1].clock.next = self.clock.val();
-        self.i2_addr[0].d.next = self.h2.index.val();
-        self.i2_valid[0].d.next = self.h2.valid.val() & !self.reset.val();
-        self.i2_addr[1].d.next = self.i2_addr[0].q.val();
-        self.i2_valid[1].d.next = self.i2_valid[0].q.val() & !self.reset.val();
         // Arrays: packets with their bank; readout and clear on the idle bank.
         self.a0.clock.next = self.clock.val();
         self.a0.reset.next = self.reset.val();
-        self.a0.valid.next = self.h0.valid.val();
+        self.a0.valid.next = self.front.valid0.val();
         self.a0.bank.next = self.bank[1].q.val();
-        self.a0.addr.next = self.h0.index.val();
+        self.a0.addr.next = self.front.index0.val();
         self.a0.omega_inf.next = true;
         self.a0.omega.next = 0.into();
         self.a0.rd_bank.next = !self.engine.active_bank.val();
@@ -299,9 +264,9 @@ impl<
         self.a0.clr_addr.next = self.engine.clr_addr.val().get_bits::<A0>(0);
         self.a1.clock.next = self.clock.val();
         self.a1.reset.next = self.reset.val();
-        self.a1.valid.next = self.i1_valid.q.val();
+        self.a1.valid.next = self.front.valid1.val();
         self.a1.bank.next = self.bank[2].q.val();
-        self.a1.addr.next = self.i1_addr.q.val();
+        self.a1.addr.next = self.front.index1.val();
         self.a1.omega_inf.next = self.a0.omega_out_inf.val() | !self.mode[4].q.val();
         self.a1.omega.next = self.a0.omega_out.val();
         self.a1.rd_bank.next = !self.engine.active_bank.val();
@@ -311,9 +276,9 @@ impl<
         self.a1.clr_addr.next = self.engine.clr_addr.val().get_bits::<A1>(0);
         self.a2.clock.next = self.clock.val();
         self.a2.reset.next = self.reset.val();
-        self.a2.valid.next = self.i2_valid[1].q.val();
+        self.a2.valid.next = self.front.valid2.val();
         self.a2.bank.next = self.bank[3].q.val();
-        self.a2.addr.next = self.i2_addr[1].q.val();
+        self.a2.addr.next = self.front.index2.val();
         self.a2.omega_inf.next = self.a1.omega_out_inf.val() | !self.mode[5].q.val();
         self.a2.omega.next = self.a1.omega_out.val();
         self.a2.rd_bank.next = !self.engine.active_bank.val();
@@ -351,12 +316,7 @@ impl<
         self.done.next = self.a2.done.val();
         self.estimate_inf.next = self.a2.omega_out_inf.val();
         self.estimate.next = self.a2.omega_out.val();
-        self.idle.next = !(self.key_valid.val()
-            | self.k1_valid.q.val()
-            | self.h0.valid.val()
-            | self.i1_valid.q.val()
-            | self.i2_valid[0].q.val()
-            | self.i2_valid[1].q.val()
+        self.idle.next = !(self.front.busy.val()
             | self.a0.busy.val()
             | self.a0.done.val()
             | self.a1.busy.val()
