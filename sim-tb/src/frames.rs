@@ -16,6 +16,7 @@
 //!   delay-bin edges and the 32-bit extremes, so every SuMax delay cell is hit.
 use crate::simnic::SimFrame;
 use smartnic::trace::frame::{ETHERTYPE_IPV4, ETHERTYPE_VLAN};
+use smartnic::trace::gen::ipv4_checksum;
 use smartnic_contract::key::PROTO_UDP;
 use smartnic_contract::shim::{Hop, IntShim, ETHERTYPE_SHIM};
 use smartnic_contract::vectors::KeyStream;
@@ -28,18 +29,6 @@ pub const MAX_MIN_FRAME_HOPS: usize = 2;
 
 const IPV4_HEADER: usize = 20;
 const UDP_HEADER: usize = 8;
-
-/// Ones'-complement sum of big-endian 16-bit words, folded and inverted (RFC 1071).
-fn checksum(words: &[u8]) -> u16 {
-    let mut s: u32 = 0;
-    for pair in words.chunks(2) {
-        s += (pair[0] as u32) << 8 | *pair.get(1).unwrap_or(&0) as u32;
-    }
-    while s >> 16 != 0 {
-        s = (s >> 16) + (s & 0xFFFF);
-    }
-    !(s as u16)
-}
 
 /// An IPv4/UDP frame of exactly `len` bytes carrying `key` (which must be a UDP key), with
 /// an 802.1Q tag of VLAN `vlan` if given and an INT stack with `hops` if given (an empty
@@ -70,7 +59,7 @@ pub fn udp4_frame(key: &FlowKey, vlan: Option<u16>, hops: Option<&[Hop]>, len: u
     f.extend_from_slice(&[0x00, 0x00, 0x40, 0x00, 64, PROTO_UDP, 0x00, 0x00]);
     f.extend_from_slice(&key.src_ip());
     f.extend_from_slice(&key.dst_ip());
-    let sum = checksum(&f[ip..]);
+    let sum = ipv4_checksum(&f[ip..]);
     f[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
     f.extend_from_slice(&key.src_port().to_be_bytes());
     f.extend_from_slice(&key.dst_port().to_be_bytes());
@@ -204,7 +193,7 @@ mod tests {
             let f = udp4_frame(&key, vlan, shim, MIN_FRAME);
             assert_eq!(f.len(), MIN_FRAME);
             let ip = 14 + 4 * vlan.is_some() as usize + shim.map_or(0, |h| 6 + 6 * h.len());
-            assert_eq!(checksum(&f[ip..ip + IPV4_HEADER]), 0, "IPv4 header checksum");
+            assert_eq!(ipv4_checksum(&f[ip..ip + IPV4_HEADER]), 0, "IPv4 header checksum");
             match parse_frame(LINKTYPE_ETHERNET, &f) {
                 FrameClass::Ip { key: k, hops: h } => {
                     assert_eq!(k, key);

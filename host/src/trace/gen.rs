@@ -333,7 +333,8 @@ fn wire_size(rng: &mut ChaCha8Rng) -> u32 {
     }
 }
 
-fn ipv4_checksum(h: &[u8]) -> u16 {
+/// The IPv4 header checksum (RFC 1071) of header `h` (checksum field zeroed, even length).
+pub fn ipv4_checksum(h: &[u8]) -> u16 {
     let mut sum: u32 = h.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum();
     while sum > 0xFFFF {
         sum = (sum & 0xFFFF) + (sum >> 16);
