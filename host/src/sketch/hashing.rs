@@ -29,7 +29,8 @@ struct Row([u32; MAX_MEMBERS]);
 pub struct HashBank {
     d: usize,
     /// Indexed `[nibble position * 16 + nibble]` (high nibble of byte `p` at `2p`).
-    table: Vec<Row>,
+    /// A fixed-size array, so the hot path has no length to check.
+    table: Box<[Row; NIBBLES * 16]>,
     zero: Row,
     params: Vec<CrcParams>,
 }
@@ -44,7 +45,7 @@ impl HashBank {
         for (z, p) in zero.0.iter_mut().zip(params) {
             *z = p.checksum(&[0; KEY_LEN]);
         }
-        let mut table = vec![Row::default(); NIBBLES * 16];
+        let mut table = Box::new([Row::default(); NIBBLES * 16]);
         for (m, p) in params.iter().enumerate() {
             let basis = bit_basis(p, zero.0[m]);
             for pos in 0..NIBBLES {
@@ -78,10 +79,9 @@ impl HashBank {
     #[inline(always)]
     pub fn hash(&self, key: &FlowKey) -> [u32; MAX_MEMBERS] {
         let mut acc = self.zero.0;
-        let table: &[Row; NIBBLES * 16] = self.table[..].try_into().expect("table size");
         for (pos, &b) in key.as_bytes().iter().enumerate() {
-            let hi = &table[pos * 32 + (b >> 4) as usize].0;
-            let lo = &table[pos * 32 + 16 + (b & 15) as usize].0;
+            let hi = &self.table[pos * 32 + (b >> 4) as usize].0;
+            let lo = &self.table[pos * 32 + 16 + (b & 15) as usize].0;
             for ((o, h), l) in acc.iter_mut().zip(hi).zip(lo) {
                 *o ^= h ^ l;
             }
