@@ -79,7 +79,7 @@ pub const BLOCKS: &[BlockDef] = &[
     },
     BlockDef {
         name: "tower_banked",
-        about: "TowerSketch with two banks per array (SketchINT FPGA geometry, 96 RAMB36) and the epoch engine: swap with drain, clear sweep, idle-bank readout port, EPOCH/SEQUENCE/packet counters",
+        about: "TowerSketch with two banks per array (SketchINT FPGA geometry, 2 x 45.5 RAMB36) and the epoch engine: swap with drain, clear sweep, idle-bank readout port, EPOCH/SEQUENCE/packet counters",
         verilog: || {
             flow::to_verilog(
                 "tower_banked",

@@ -2,9 +2,10 @@
 //! geometry (`SuMaxGeometry::nic_default()`: 3 x 2^13 buckets of 224 bits).
 use smartnic_hdl::{blocks, flow, synth};
 
-/// Three arrays of 2^13 x 224-bit buckets = 5.25 Mbit: each cell lane is `width / 4` RAMB36
-/// in 8K x 4 mode (8 + 8 x 4 + 8 + 8 = 56 per array, the minimum without parity bits), no
-/// latch, no DSP, no LUTRAM. Logic: three hash units (13 index bits each), 11 lanes of
+/// Three arrays of 2^13 x 224-bit buckets = 5.25 Mbit: a 16-bit delay lane is 4 RAMB36
+/// (8K x 4), a 32-bit lane (size, interval, last) 6 RAMB36 for its top 27 bits in 8K x 9
+/// with the parity bits plus 3 RAMB18 for the other 5 (`CellRam`): 3 x (3 x 7.5 + 8 x 4) =
+/// 163.5 RAMB36, 168 without the parity bits; no latch, no DSP, no LUTRAM. Logic: three hash units (13 index bits each), 11 lanes of
 /// forwarding per array (comparators shared), two omega chains, the readout mux.
 #[test]
 fn sumax_synthesizes_for_xc7_within_budget() {
@@ -15,7 +16,7 @@ fn sumax_synthesizes_for_xc7_within_budget() {
     let r = synth::synth(&v, name, &flow::module_name(name), &dir.join("synth"))
         .unwrap_or_else(|e| panic!("{e}"));
     println!("{}\n{}", synth::SynthReport::table_header(), r.table_row());
-    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (168, 0, 0, 0), "{r:?}");
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (150, 27, 0, 0), "{r:?}");
     assert!(r.lut >= 1000 && r.lut <= 4500, "{r:?}");
     assert!(r.ff <= 4200, "{r:?}");
 }

@@ -12,14 +12,14 @@ fn run(name: &str) -> synth::SynthReport {
     r
 }
 
-/// Two banks: exactly twice the tower's 48 RAMB36 (a second RAM per array, nothing in
+/// Two banks: exactly twice the tower's 43 RAMB36 + 5 RAMB18 (a second RAM per array, nothing in
 /// LUTRAM or flops); the logic is one set of hash units and one RMW datapath per array
 /// plus the bank muxes, the engine (64-bit counters) and the readout mux: within the
 /// tower's 1500-LUT budget + 600.
 #[test]
 fn tower_banked_synthesizes_for_xc7_with_twice_the_rams() {
     let r = run("tower_banked");
-    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (96, 0, 0, 0), "{r:?}");
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (86, 10, 0, 0), "{r:?}");
     assert!(r.lut >= 300 && r.lut <= 2100, "{r:?}");
     assert!(r.ff <= 1800, "{r:?}");
 }

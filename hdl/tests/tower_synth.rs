@@ -13,14 +13,16 @@ fn run(name: &str) -> synth::SynthReport {
     r
 }
 
-/// The pipeline: three 64 KiB arrays in block RAM (1.5 Mbit = 48 RAMB36 without using the
-/// parity bits), no latch, no DSP, no LUTRAM; logic for three hash units (index bits only),
-/// forwarding and both modes within 1500 LUT.
+/// The pipeline: three 64 KiB arrays in block RAM, the 16- and 32-bit ones partly in the
+/// parity bits (`CellRam`): 16 + 15 + (12 + 5 RAMB18) = 45.5 RAMB36, within the 46 per
+/// bank of the budget (48 without the parity bits); no latch, no DSP, no LUTRAM; logic for
+/// three hash units (index bits only), forwarding and both modes within 1500 LUT.
 #[test]
 fn tower_synthesizes_for_xc7_within_budget() {
     let r = run("tower");
     println!("SketchINT (VC709, Vivado): 45.5 BRAM36, 686 LUT");
-    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (48, 0, 0, 0), "{r:?}");
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (43, 5, 0, 0), "{r:?}");
+    assert!(2 * r.ramb36 + r.ramb18 <= 2 * 46, "{r:?}");
     assert!(r.lut <= 1500 && r.lut >= 300, "{r:?}");
     // Flops: 3 x (hash stage 1 + index) + forwarding window + omega chain; no RAM in FFs.
     assert!(r.ff <= 1200, "{r:?}");
@@ -30,6 +32,6 @@ fn tower_synthesizes_for_xc7_within_budget() {
 #[test]
 fn bare_reference_is_only_the_rams() {
     let r = run("tower_bare");
-    assert_eq!((r.ramb36, r.lutram, r.dsp48), (48, 0, 0), "{r:?}");
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (43, 5, 0, 0), "{r:?}");
     assert!(r.lut <= 100, "{r:?}");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Yosys `synth_xilinx -family xc7` LUT / block-RAM cost of parity-packed TowerSketch arrays
-# against the one-counter-per-word arrays the pipeline uses (see hdl/README.md, "Block RAM
+# and of the bit-split layout the pipeline uses, against one-memory arrays (see hdl/README.md, "Block RAM
 # and the parity bits"). Not a test: a measurement behind a design decision.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -19,6 +19,11 @@ row() { # file module params...
 row unpacked.v unpacked -set W 8 -set A 16
 row unpacked.v unpacked -set W 16 -set A 15
 row unpacked.v unpacked -set W 32 -set A 14
+row split.v split -set W 16 -set A 15
+row split.v split -set W 32 -set A 14
+row sliced.v sliced -set W 8 -set A 16
+row sliced.v sliced -set W 16 -set A 15
+row sliced.v sliced -set W 32 -set A 14
 row packed.v packed -set W 8 -set A 16
 row packed.v packed -set W 16 -set A 15
 row memory.v memory -set W 72 -set D 7168 -set A 13

@@ -1,4 +1,4 @@
-// One TowerSketch array as the pipeline builds it today: one counter per RAM word, the same
+// One TowerSketch array as one W-bit memory: one counter per RAM word, the same
 // CM/ACU step and 3-deep forwarding as `packed.v`, for a like-for-like LUT comparison.
 module unpacked #(parameter W=8, A=16) (
   input clk, input valid, input [A-1:0] addr, input om_inf, input [31:0] om,

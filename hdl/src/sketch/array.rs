@@ -22,6 +22,7 @@
 //! | `busy` | out | 1 | a packet is in s0..s2 (with `done`: in flight) |
 //! | `rd_addr` | in | `A` | readout address (used when `valid` is low) |
 //! | `rd_data` | out | `W` | counter at `rd_addr` two clocks earlier |
+use super::cell_ram::CellRam;
 use super::counter_rmw::CounterRmw;
 use super::BitSink;
 use rust_hdl::prelude::*;
@@ -45,7 +46,7 @@ pub struct CounterArray<const W: usize, const A: usize> {
     pub busy: Signal<Out, Bit>,
     pub rd_addr: Signal<In, Bits<A>>,
     pub rd_data: Signal<Out, Bits<W>>,
-    ram: RAM<Bits<W>, A>,
+    ram: CellRam<W, A>,
     rmw: CounterRmw<W, A>,
     // The datapath's bank outputs: always 0 here.
     sink_s1_bank: BitSink,

@@ -32,6 +32,7 @@
 //! | `rd_bank`, `rd_addr` | in | 1, `A` | readout bank and address (the bank must hold no packet at s0) |
 //! | `rd_data` | out | `W` | counter of `rd_bank` at `rd_addr`, [`READ_LATENCY`] clocks later |
 //! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | write 0 at `clr_addr` of bank `clr_bank` this clock |
+use super::cell_ram::CellRam;
 use super::counter_rmw::CounterRmw;
 use super::Sink;
 use rust_hdl::prelude::*;
@@ -58,8 +59,8 @@ pub struct BankedArray<const W: usize, const A: usize> {
     pub clr: Signal<In, Bit>,
     pub clr_bank: Signal<In, Bit>,
     pub clr_addr: Signal<In, Bits<A>>,
-    ram0: RAM<Bits<W>, A>,
-    ram1: RAM<Bits<W>, A>,
+    ram0: CellRam<W, A>,
+    ram1: CellRam<W, A>,
     rmw: CounterRmw<W, A>,
     // The datapath's copy of the packet's RAM output: the readout has its own (`ro_q`).
     sink_rd_q: Sink<W>,

@@ -11,6 +11,7 @@
 //! | `clock` | in | 1 | clock |
 //! | `valid`, `addr` | in | 1, `A` | counter to increment |
 //! | `rd_data` | out | `W` | the RAM output (keeps the memory observable) |
+use super::cell_ram::CellRam;
 use rust_hdl::prelude::*;
 
 /// One bare read-increment-write array.
@@ -20,7 +21,7 @@ pub struct BareRmw<const W: usize, const A: usize> {
     pub valid: Signal<In, Bit>,
     pub addr: Signal<In, Bits<A>>,
     pub rd_data: Signal<Out, Bits<W>>,
-    ram: RAM<Bits<W>, A>,
+    ram: CellRam<W, A>,
     s1_valid: DFF<Bit>,
     s1_addr: DFF<Bits<A>>,
     one: Constant<Bits<W>>,

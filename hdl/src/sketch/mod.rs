@@ -3,6 +3,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`forward_track`] | `ForwardTrack<A>`: the (bank, address) bookkeeping of every RMW pipeline: which in-flight write (or the RAM) a packet reads |
+//! | [`cell_ram`] | `CellRam<W, A>`: the RAM of every sketch cell, its top `9k` bits a memory of their own where that maps to fewer blocks (parity bits used) |
 //! | [`counter_rmw`] | `CounterRmw<W, A>`: the RMW datapath of a counter array: 3-deep (bank, address) forwarding, the CM/ACU (omega) step, the write register |
 //! | [`array`] | `CounterArray<W, A>`: one array, a `CounterRmw` behind one RAM, readout port |
 //! | [`hash_front`] | `HashFront<A0, A1, A2>`: three hash units with the indices staggered one clock per array (the front of every pipeline) |
@@ -18,6 +19,7 @@
 pub mod array;
 pub mod banked_array;
 pub mod bare;
+pub mod cell_ram;
 pub mod counter_rmw;
 pub mod epoch;
 pub mod forward_track;

@@ -13,6 +13,7 @@
 //! | `rd_bank`, `rd_addr` | in | 1, `A` | readout bank and address (the bank holds no packet at s0) |
 //! | `rd_interval`, `rd_last` | out | `TW` | the cells of `rd_bank` at `rd_addr` two clocks earlier |
 //! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | write 0 to both cells at `clr_addr` of bank `clr_bank` |
+use super::cell_ram::CellRam;
 use super::time_rmw::TimeRmw;
 use super::Sink;
 use rust_hdl::prelude::*;
@@ -33,10 +34,10 @@ pub struct BankedTimeCells<const TW: usize, const A: usize> {
     pub clr: Signal<In, Bit>,
     pub clr_bank: Signal<In, Bit>,
     pub clr_addr: Signal<In, Bits<A>>,
-    last0: RAM<Bits<TW>, A>,
-    last1: RAM<Bits<TW>, A>,
-    iv0: RAM<Bits<TW>, A>,
-    iv1: RAM<Bits<TW>, A>,
+    last0: CellRam<TW, A>,
+    last1: CellRam<TW, A>,
+    iv0: CellRam<TW, A>,
+    iv1: CellRam<TW, A>,
     rmw: TimeRmw<TW, A>,
     // The datapath's copies of the packet's RAM outputs: the readout has its own (`roq_*`).
     sink_last: Sink<TW>,

@@ -12,6 +12,7 @@
 //! | `t` | in | `TW` | the packet's time, at s2 |
 //! | `rd_addr` | in | `A` | readout address (used when `valid` is low) |
 //! | `rd_interval`, `rd_last` | out | `TW` | the cells at `rd_addr` two clocks earlier |
+use super::cell_ram::CellRam;
 use super::time_rmw::TimeRmw;
 use super::BitSink;
 use rust_hdl::prelude::*;
@@ -27,8 +28,8 @@ pub struct TimeCells<const TW: usize, const A: usize> {
     pub rd_addr: Signal<In, Bits<A>>,
     pub rd_interval: Signal<Out, Bits<TW>>,
     pub rd_last: Signal<Out, Bits<TW>>,
-    ram_last: RAM<Bits<TW>, A>,
-    ram_iv: RAM<Bits<TW>, A>,
+    ram_last: CellRam<TW, A>,
+    ram_iv: CellRam<TW, A>,
     rmw: TimeRmw<TW, A>,
     // The datapath's bank outputs: always 0 here.
     sink_s1_bank: BitSink,

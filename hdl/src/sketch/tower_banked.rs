@@ -11,7 +11,7 @@
 //!   three hash units, the staggering and the omega chain are [`super::tower`]'s, shared by
 //!   both banks; a 4-flop delay line carries each packet's bank bit beside its index (array
 //!   `i` sees it at its s0, cycle `2 + i`). Cost over `tower`: the second RAM of each array
-//!   (48 -> 96 RAMB36), a `W`-bit mux before `rd_q` and before `ro_q`, bank compare bits
+//!   (45.5 -> 91 RAMB36), a `W`-bit mux before `rd_q` and before `ro_q`, bank compare bits
 //!   and the engine. (Two whole `TowerPipeline`s would duplicate the hash units, the bulk of
 //!   the logic.)
 //! - **Epoch engine** ([`EpochEngine`]): active bank, swap with a fixed-latency drain of
