@@ -7,6 +7,7 @@
 //!
 //! | module | what it fixes |
 //! |---|---|
+//! | [`frame`] | EtherTypes, skipped IPv6 extension headers and the parsers' limits |
 //! | [`key`] | the 13-byte flow key and the IPv6 folding rule |
 //! | [`hash`] | the CRC-32 hash family, one parameter set per array, and index reduction |
 //! | [`geometry`] | sketch geometries (TowerSketch, SuMax, baselines) and their paper defaults |
@@ -16,6 +17,7 @@
 //! | [`snapshot`] | identifiers and layout constants of the snapshot file |
 //! | [`vectors`] | the shared test-vector file format |
 
+pub mod frame;
 pub mod geometry;
 pub mod hash;
 pub mod key;

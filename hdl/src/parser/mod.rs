@@ -67,6 +67,7 @@
 //! So a frame is parsed completely by its last beat, whatever follows it.
 use crate::arith::Widen;
 use rust_hdl::prelude::*;
+use smartnic_contract::frame::{self, ipv6_ext};
 
 pub mod bytes;
 pub mod hops;
@@ -530,17 +531,17 @@ impl Parser {
             m_ff: konst!(0x00FF),
             m_1fff: konst!(0x1FFF),
             m_fff8: konst!(0xFFF8),
-            et_vlan: konst!(0x8100),
-            et_qinq: konst!(0x88A8),
-            et_qinq_old: konst!(0x9100),
+            et_vlan: konst!(frame::ETHERTYPE_VLAN),
+            et_qinq: konst!(frame::ETHERTYPE_QINQ),
+            et_qinq_old: konst!(frame::ETHERTYPE_QINQ_OLD),
             et_shim: konst!(smartnic_contract::shim::ETHERTYPE_SHIM),
-            et_ipv4: konst!(0x0800),
-            et_ipv6: konst!(0x86DD),
-            p_hbh: konst!(0),
-            p_rt: konst!(43),
-            p_dst: konst!(60),
-            p_frag: konst!(44),
-            p_ah: konst!(51),
+            et_ipv4: konst!(frame::ETHERTYPE_IPV4),
+            et_ipv6: konst!(frame::ETHERTYPE_IPV6),
+            p_hbh: konst!(ipv6_ext::HOP_BY_HOP),
+            p_rt: konst!(ipv6_ext::ROUTING),
+            p_dst: konst!(ipv6_ext::DEST_OPTS),
+            p_frag: konst!(ipv6_ext::FRAGMENT),
+            p_ah: konst!(ipv6_ext::AUTH),
             p_tcp: konst!(smartnic_contract::key::PROTO_TCP),
             p_udp: konst!(smartnic_contract::key::PROTO_UDP),
             kind_int: konst!(smartnic_contract::shim::KIND_INT_STACK),
@@ -555,7 +556,7 @@ impl Parser {
             v6: konst!(6),
             tcp_min: konst!(5),
             n1: konst!(1),
-            n_ext_max: konst!(8),
+            n_ext_max: konst!(frame::MAX_EXT_HEADERS),
             n0: konst!(0),
             s_idle: konst!(S_IDLE),
             s_v4: konst!(S_V4),

@@ -30,21 +30,15 @@ use smartnic_contract::FlowKey;
 use super::capture::RawFrame;
 use super::Packet;
 
-pub const ETHERTYPE_IPV4: u16 = 0x0800;
-pub const ETHERTYPE_IPV6: u16 = 0x86DD;
-pub const ETHERTYPE_ARP: u16 = 0x0806;
-pub const ETHERTYPE_VLAN: u16 = 0x8100;
-pub const ETHERTYPE_QINQ: u16 = 0x88A8;
-pub const ETHERTYPE_QINQ_OLD: u16 = 0x9100;
+use smartnic_contract::frame::ipv6_ext;
+pub use smartnic_contract::frame::{
+    ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD, ETHERTYPE_VLAN,
+    MAX_EXT_HEADERS, MAX_VLAN_TAGS,
+};
 pub const LINKTYPE_ETHERNET: u32 = 1;
 pub const LINKTYPE_RAW: u32 = 101;
 pub const LINKTYPE_IPV4: u32 = 228;
 pub const LINKTYPE_IPV6: u32 = 229;
-/// Most VLAN tags accepted.
-pub const MAX_VLAN_TAGS: usize = 2;
-/// Most IPv6 extension headers skipped before giving up.
-pub const MAX_EXT_HEADERS: usize = 8;
-
 /// Why a frame is malformed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
@@ -265,13 +259,13 @@ fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
     let mut skipped = 0;
     loop {
         let hlen = match next {
-            0 | 43 | 60 => {
+            ipv6_ext::HOP_BY_HOP | ipv6_ext::ROUTING | ipv6_ext::DEST_OPTS => {
                 if l4.len() < 2 {
                     return Err(FrameError::ExtHeaderTruncated);
                 }
                 (l4[1] as usize + 1) * 8
             }
-            44 => {
+            ipv6_ext::FRAGMENT => {
                 if l4.len() < 8 {
                     return Err(FrameError::ExtHeaderTruncated);
                 }
@@ -280,7 +274,7 @@ fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
                 }
                 8
             }
-            51 => {
+            ipv6_ext::AUTH => {
                 if l4.len() < 2 {
                     return Err(FrameError::ExtHeaderTruncated);
                 }
