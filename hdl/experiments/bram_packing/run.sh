@@ -19,8 +19,8 @@ row() { # file module params...
 row unpacked.v unpacked -set W 8 -set A 16
 row unpacked.v unpacked -set W 16 -set A 15
 row unpacked.v unpacked -set W 32 -set A 14
-row split.v split -set W 16 -set A 15
-row split.v split -set W 32 -set A 14
+row unpacked.v unpacked -set W 16 -set A 15 -set SPLIT 1
+row unpacked.v unpacked -set W 32 -set A 14 -set SPLIT 1
 row sliced.v sliced -set W 8 -set A 16
 row sliced.v sliced -set W 16 -set A 15
 row sliced.v sliced -set W 32 -set A 14
