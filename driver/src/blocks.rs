@@ -87,6 +87,23 @@ impl SuMaxBlock {
     }
 }
 
+/// A range of the BAR that discovery must keep apart from the others: a readout window
+/// (with the name and address of the block that describes it) or a block header.
+struct Span {
+    base: u32,
+    len: u64,
+    what: String,
+    owner: Option<(&'static str, u32)>,
+}
+
+impl Span {
+    /// The error naming this span's block (a header span is its own block).
+    fn invalid(&self, what: String) -> BlockError {
+        let (block, at) = self.owner.unwrap_or(("register", self.base));
+        BlockError::Invalid { block, at, what }
+    }
+}
+
 /// Everything the driver knows about a device after enumeration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceMap {
@@ -145,16 +162,27 @@ impl DeviceMap {
 
     /// Every readout window as `(first byte, bytes, description)`.
     pub fn windows(&self) -> Vec<(u32, u64, String)> {
+        self.owned_windows().into_iter().map(|w| (w.base, w.len, w.what)).collect()
+    }
+
+    /// Every readout window with the block that describes it.
+    fn owned_windows(&self) -> Vec<Span> {
         let mut w = Vec::new();
         if let Some(t) = &self.tower {
             for (i, (a, &base)) in t.geometry.arrays.iter().zip(&t.windows).enumerate() {
-                w.push((base, 4 * a.depth as u64, format!("towersketch array {i}")));
+                let what = format!("towersketch array {i} window");
+                w.push(Span { base, len: 4 * a.depth as u64, what, owner: Some(("towersketch", t.base)) });
             }
         }
         if let Some(s) = &self.sumax {
-            let bytes = 4 * s.geometry.depth as u64 * s.cells() as u64;
+            let len = 4 * s.geometry.depth as u64 * s.cells() as u64;
             for (i, &base) in s.windows.iter().enumerate() {
-                w.push((base, bytes, format!("sumax array {i}")));
+                w.push(Span {
+                    base,
+                    len,
+                    what: format!("sumax array {i} window"),
+                    owner: Some(("sumax", s.base)),
+                });
             }
         }
         w
@@ -166,33 +194,29 @@ impl DeviceMap {
     }
 
     /// Windows must be aligned, inside the BAR, and overlap neither each other nor a block.
+    /// A bad window is reported against the block whose descriptor holds it (its name and
+    /// its own address), with the window's address in the message.
     fn check_windows(&self) -> Result<(), BlockError> {
-        let mut spans: Vec<(u64, u64, String)> =
-            self.windows().into_iter().map(|(b, l, d)| (b as u64, l, d)).collect();
-        for (base, len, what) in &spans {
-            check_range(self.bar_size, *base as u32, *len).map_err(|e| BlockError::Invalid {
-                block: if what.starts_with("sumax") { "sumax" } else { "towersketch" },
-                at: *base as u32,
-                what: format!("{what} window: {e}"),
-            })?;
+        let mut spans = self.owned_windows();
+        for w in &spans {
+            check_range(self.bar_size, w.base, w.len)
+                .map_err(|e| w.invalid(format!("{} at {:#x}: {e}", w.what, w.base)))?;
         }
-        spans.extend(
-            self.blocks.iter().map(|b| (b.offset as u64, header::BODY as u64, format!("{} block", b.name()))),
-        );
-        spans.sort();
+        spans.extend(self.blocks.iter().map(|b| Span {
+            base: b.offset,
+            len: header::BODY as u64,
+            what: format!("{} block", b.name()),
+            owner: None,
+        }));
+        spans.sort_by_key(|s| (s.base, s.len));
         for pair in spans.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
-            if a.0 + a.1 > b.0 {
-                let block = if a.2.starts_with("sumax") || b.2.starts_with("sumax") {
-                    "sumax"
-                } else {
-                    "towersketch"
-                };
-                return Err(BlockError::Invalid {
-                    block,
-                    at: b.0 as u32,
-                    what: format!("{} at {:#x} overlaps {} at {:#x}", b.2, b.0, a.2, a.0),
-                });
+            if a.base as u64 + a.len > b.base as u64 {
+                // Two block headers never overlap (the chain walk checked them), so one of
+                // the two is a window: blame the block that placed it.
+                let culprit = if b.owner.is_some() { b } else { a };
+                return Err(culprit
+                    .invalid(format!("{} at {:#x} overlaps {} at {:#x}", b.what, b.base, a.what, a.base)));
             }
         }
         Ok(())
@@ -214,7 +238,7 @@ impl DeviceMap {
             );
         }
         for (base, len, what) in self.windows() {
-            let _ = writeln!(s, "{base:#07x}  window       {what}, {len} bytes");
+            let _ = writeln!(s, "{base:#07x}  {what}, {len} bytes");
         }
         s
     }
@@ -277,9 +301,6 @@ fn read_crc<A: RegisterAccess + ?Sized>(
     let flags = dev.read32_live(at + crc::FLAGS)?;
     if flags & !3 != 0 {
         return Ok(Err(format!("CRC flags {flags:#x} at {:#x} have reserved bits set", at + crc::FLAGS)));
-    }
-    if poly & 1 == 0 {
-        return Ok(Err(format!("CRC polynomial {poly:#010x} at {:#x} lacks the x^0 term", at + crc::POLY)));
     }
     Ok(Ok(CrcParams { poly, init, xorout, refin: flags & 1 != 0, refout: flags & 2 != 0 }))
 }
@@ -513,21 +534,16 @@ mod tests {
 
     #[test]
     fn bad_descriptors_are_rejected() {
-        let (mut m, l) = small();
+        let (mut m, _) = small();
         let tw = 0x300 + tower::ARRAY0;
         m.write32(tw + tower::A_WIDTH, 40).unwrap();
         let e = DeviceMap::discover(&mut m).unwrap_err();
         assert!(e.to_string().contains("width 40"), "{e}");
 
         let (mut m, _) = small();
-        m.write32(tw + tower::A_WINDOW, l.bar_size - 16).unwrap();
-        let e = DeviceMap::discover(&mut m).unwrap_err();
-        assert!(e.to_string().contains("towersketch array 0 window"), "{e}");
-
-        let (mut m, l) = small();
-        m.write32(0x400 + sumax::ARRAY0 + sumax::A_WINDOW, l.tower_windows[1].base).unwrap();
-        let e = DeviceMap::discover(&mut m).unwrap_err();
-        assert!(e.to_string().contains("overlaps"), "{e}");
+        m.write32(tw + tower::A_CRC + crc::POLY, 0x04C1_1DB6).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err().to_string();
+        assert!(e.contains("towersketch block at 0x300: array 0: CRC polynomial 0x04c11db6"), "{e}");
 
         let (mut m, _) = small();
         m.write32(tw + tower::A_CRC + crc::FLAGS, 4).unwrap();
@@ -544,5 +560,72 @@ mod tests {
         let (mut m, _) = small();
         m.write32(0x300 + tower::ARRAYS, 9).unwrap();
         assert!(DeviceMap::discover(&mut m).unwrap_err().to_string().contains("9 arrays"));
+    }
+
+    /// A window outside the BAR is reported against the block that describes it: its name
+    /// and its own address, with the window's address in the message.
+    #[test]
+    fn a_bad_window_names_its_block_not_the_window_base() {
+        let (mut m, l) = small();
+        let bad = l.bar_size - 16;
+        m.write32(0x300 + tower::ARRAY0 + tower::ARRAY_STRIDE + tower::A_WINDOW, bad).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::Invalid { block: "towersketch", at: 0x300, .. }), "{e}");
+        let msg = e.to_string();
+        let want =
+            format!("towersketch block at 0x300: towersketch array 1 window at {bad:#x}: register access");
+        assert!(msg.starts_with(&want), "{msg}");
+
+        let (mut m, _) = small();
+        m.write32(0x400 + sumax::ARRAY0 + sumax::ARRAY_STRIDE + sumax::A_WINDOW, 6).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::Invalid { block: "sumax", at: 0x400, .. }), "{e}");
+        assert!(e
+            .to_string()
+            .contains("sumax array 1 window at 0x6: register offset 0x6 is not 32-bit aligned"));
+    }
+
+    /// Overlaps blame the block whose window lands on the other range, by its own address.
+    #[test]
+    fn an_overlapping_window_names_its_block() {
+        let (mut m, l) = small();
+        let onto = l.tower_windows[1].base;
+        m.write32(0x400 + sumax::ARRAY0 + sumax::A_WINDOW, onto).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::Invalid { block: "sumax", at: 0x400, .. }), "{e}");
+        assert!(e.to_string().contains(&format!("sumax array 0 window at {onto:#x} overlaps")), "{e}");
+
+        // A window placed over a block header (the epoch block at 0x200).
+        let (mut m, _) = small();
+        m.write32(0x300 + tower::ARRAY0 + tower::A_WINDOW, 0x1F0).unwrap();
+        let e = DeviceMap::discover(&mut m).unwrap_err();
+        assert!(matches!(e, BlockError::Invalid { block: "towersketch", at: 0x300, .. }), "{e}");
+        assert!(
+            e.to_string().contains("epoch block at 0x200 overlaps towersketch array 0 window at 0x1f0"),
+            "{e}"
+        );
+    }
+
+    /// Hostile SuMax geometry registers are refused by the contract's validation, named by
+    /// field: a time shift that pushes the time cells past the 64-bit timestamp, zero or
+    /// too many delay cells, zero widths, zero depth.
+    #[test]
+    fn hostile_sumax_geometry_registers_are_named() {
+        let cases: [(u32, u32, &str); 7] = [
+            (sumax::TIME_SHIFT, 62, "time_shift 62"),
+            (sumax::TIME_SHIFT, 63, "time_shift 63"),
+            (sumax::TIME_SHIFT, 255, "time_shift 255"),
+            (sumax::TIME_SHIFT, 256, "time shift 256 does not fit 8 bits"),
+            (sumax::DEPTH, 0, "SuMax depth must be at least 1"),
+            (sumax::CELLS, 3, "delay_cells 0"),
+            (sumax::CELL_WIDTHS, 0x1010_1000, "size_width 0"),
+        ];
+        for (reg, value, named) in cases {
+            let (mut m, _) = small();
+            m.write32(0x400 + reg, value).unwrap();
+            let e = DeviceMap::discover(&mut m).unwrap_err();
+            assert!(matches!(e, BlockError::Invalid { block: "sumax", at: 0x400, .. }), "{named}: {e}");
+            assert!(e.to_string().contains(named), "{named}: {e}");
+        }
     }
 }

@@ -67,13 +67,53 @@ pub const fn marker(width: u8) -> u32 {
 /// Largest supported counter width.
 pub const MAX_WIDTH: u8 = 32;
 
-/// Why a geometry is unusable.
+/// Bits of the nanosecond timestamp SuMax time cells are cut from: a time cell holds bits
+/// `time_shift .. time_shift + time_width`, so a cell value times `2^time_shift` is always
+/// a nanosecond count that fits 64 bits.
+pub const TIMESTAMP_BITS: u32 = 64;
+
+/// Most delay cells a SuMax bucket can hold: the register block describes at most
+/// [`crate::regs::sumax::MAX_CELLS`] cells, three of which are size, interval and last.
+pub const MAX_DELAY_CELLS: u8 = crate::regs::sumax::MAX_CELLS as u8 - 3;
+
+/// Why a geometry is unusable. Every variant names the field at fault, so a hostile
+/// snapshot or register block is refused with a message that says what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GeometryError {
     NoArrays,
-    TooManyArrays { arrays: usize, max: usize },
-    Width { array: usize, width: u8 },
-    Depth { array: usize },
+    TooManyArrays {
+        arrays: usize,
+        max: usize,
+    },
+    Width {
+        array: usize,
+        width: u8,
+    },
+    Depth {
+        array: usize,
+    },
+    /// A SuMax cell width (`size_width`, `delay_width`, `time_width`) outside 1..=32.
+    CellWidth {
+        field: &'static str,
+        width: u8,
+    },
+    /// SuMax `depth` of 0.
+    SuMaxDepth,
+    /// SuMax `delay_cells` outside `1..=max`.
+    DelayCells {
+        cells: u8,
+        max: u8,
+    },
+    /// `time_shift + time_width` beyond the 64-bit nanosecond timestamp.
+    TimeShift {
+        shift: u8,
+        width: u8,
+    },
+    /// A CRC polynomial without the `x^0` term (`array` is the array it hashes).
+    Polynomial {
+        array: usize,
+        poly: u32,
+    },
 }
 
 impl core::fmt::Display for GeometryError {
@@ -87,6 +127,22 @@ impl core::fmt::Display for GeometryError {
                 write!(f, "array {array}: counter width {width} is outside 1..=32 bits")
             }
             Self::Depth { array } => write!(f, "array {array}: depth must be at least 1"),
+            Self::CellWidth { field, width } => {
+                write!(f, "SuMax {field} {width} is outside 1..=32 bits")
+            }
+            Self::SuMaxDepth => write!(f, "SuMax depth must be at least 1"),
+            Self::DelayCells { cells, max } => {
+                write!(f, "SuMax delay_cells {cells} is outside 1..={max}")
+            }
+            Self::TimeShift { shift, width } => write!(
+                f,
+                "SuMax time_shift {shift} with time_width {width} reaches bit {} of the 64-bit \
+                 ns timestamp (time_shift + time_width must be at most {TIMESTAMP_BITS})",
+                *shift as u32 + *width as u32
+            ),
+            Self::Polynomial { array, poly } => {
+                write!(f, "array {array}: CRC polynomial {poly:#010x} lacks the x^0 term")
+            }
         }
     }
 }
@@ -139,7 +195,7 @@ impl TowerGeometry {
     }
 }
 
-/// Checks width and depth of every array.
+/// Checks width, depth and hash of every array.
 pub fn validate_arrays(arrays: &[ArrayGeometry]) -> Result<(), GeometryError> {
     if arrays.is_empty() {
         return Err(GeometryError::NoArrays);
@@ -151,6 +207,24 @@ pub fn validate_arrays(arrays: &[ArrayGeometry]) -> Result<(), GeometryError> {
         if a.depth == 0 {
             return Err(GeometryError::Depth { array: i });
         }
+        validate_hash(i, &a.hash)?;
+    }
+    Ok(())
+}
+
+/// A CRC polynomial must have its `x^0` term (the implicit top bit is not stored): without
+/// it the low bit of every remainder is always zero and half the counters are never hit.
+pub fn validate_hash(array: usize, p: &CrcParams) -> Result<(), GeometryError> {
+    if p.poly & 1 == 0 {
+        return Err(GeometryError::Polynomial { array, poly: p.poly });
+    }
+    Ok(())
+}
+
+/// A SuMax cell width, named by its field.
+fn validate_cell_width(field: &'static str, width: u8) -> Result<(), GeometryError> {
+    if width == 0 || width > MAX_WIDTH {
+        return Err(GeometryError::CellWidth { field, width });
     }
     Ok(())
 }
@@ -233,17 +307,29 @@ impl SuMaxGeometry {
         self.bucket_bits() * self.depth as u64 * self.hashes.len() as u64
     }
 
+    /// Every field whose value a later computation depends on: the one check shared by the
+    /// snapshot decoder, register-block discovery and the sketch constructors. A valid
+    /// geometry keeps every derived quantity in range: cell masks (widths 1..=32), cell
+    /// indices (1..=[`MAX_DELAY_CELLS`] delay cells), `time cell << time_shift` in 64 bits.
     pub fn validate(&self) -> Result<(), GeometryError> {
         if self.hashes.is_empty() {
             return Err(GeometryError::NoArrays);
         }
-        if self.depth == 0 {
-            return Err(GeometryError::Depth { array: 0 });
+        for (i, h) in self.hashes.iter().enumerate() {
+            validate_hash(i, h)?;
         }
-        for w in self.cell_widths() {
-            if w == 0 || w > MAX_WIDTH {
-                return Err(GeometryError::Width { array: 0, width: w });
-            }
+        if self.depth == 0 {
+            return Err(GeometryError::SuMaxDepth);
+        }
+        // The cell count first: with no delay cells there is no delay width to speak of.
+        if self.delay_cells == 0 || self.delay_cells > MAX_DELAY_CELLS {
+            return Err(GeometryError::DelayCells { cells: self.delay_cells, max: MAX_DELAY_CELLS });
+        }
+        validate_cell_width("size_width", self.size_width)?;
+        validate_cell_width("delay_width", self.delay_width)?;
+        validate_cell_width("time_width", self.time_width)?;
+        if self.time_shift as u32 + self.time_width as u32 > TIMESTAMP_BITS {
+            return Err(GeometryError::TimeShift { shift: self.time_shift, width: self.time_width });
         }
         Ok(())
     }
@@ -303,5 +389,57 @@ mod tests {
         let g = SuMaxGeometry::nic_default();
         assert_eq!(g.cell_widths(), vec![32, 16, 16, 16, 16, 16, 16, 16, 16, 32, 32]);
         assert_eq!(sumax_cell::last(g.delay_cells), 10);
+    }
+
+    /// Every SuMax field a later computation depends on is checked, and the error names it.
+    #[test]
+    fn sumax_hostile_fields_are_named() {
+        let ok = SuMaxGeometry::nic_default();
+        ok.validate().unwrap();
+        type Edit = fn(&mut SuMaxGeometry);
+        let cases: [(Edit, &str); 10] = [
+            (|g| g.time_shift = 62, "time_shift 62"),
+            (|g| g.time_shift = 63, "time_shift 63"),
+            (|g| g.time_shift = 255, "time_shift 255"),
+            (|g| g.time_width = 0, "time_width 0"),
+            (|g| g.time_width = 33, "time_width 33"),
+            (|g| g.size_width = 0, "size_width 0"),
+            (|g| g.delay_width = 40, "delay_width 40"),
+            (|g| g.delay_cells = 0, "delay_cells 0"),
+            (|g| g.delay_cells = MAX_DELAY_CELLS + 1, "delay_cells 14"),
+            (|g| g.hashes[1].poly = 0x04C1_1DB6, "array 1: CRC polynomial 0x04c11db6"),
+        ];
+        for (edit, named) in cases {
+            let mut g = ok.clone();
+            edit(&mut g);
+            let e = g.validate().unwrap_err().to_string();
+            assert!(e.contains(named), "{named}: {e}");
+        }
+        let mut g = ok.clone();
+        g.depth = 0;
+        assert_eq!(g.validate(), Err(GeometryError::SuMaxDepth));
+    }
+
+    /// The time rule is exactly "the cell fits the 64-bit ns timestamp": a 2-bit time cell
+    /// may sit at bit 62, a 32-bit one at most at bit 32.
+    #[test]
+    fn time_shift_limit_is_the_timestamp_width() {
+        let mut g = SuMaxGeometry::nic_default();
+        (g.time_width, g.time_shift) = (2, 62);
+        g.validate().unwrap();
+        (g.time_width, g.time_shift) = (32, 32);
+        g.validate().unwrap();
+        g.time_shift = 33;
+        assert_eq!(g.validate(), Err(GeometryError::TimeShift { shift: 33, width: 32 }));
+    }
+
+    #[test]
+    fn tower_hash_polynomial_is_checked() {
+        let mut g = TowerGeometry::sketchint_fpga();
+        g.arrays[2].hash.poly &= !1;
+        assert!(matches!(g.validate(), Err(GeometryError::Polynomial { array: 2, .. })));
+        g.arrays[2].depth = 0;
+        g.arrays[2].hash.poly |= 1;
+        assert_eq!(g.validate(), Err(GeometryError::Depth { array: 2 }));
     }
 }
