@@ -76,6 +76,8 @@ pub enum SnapshotError {
     Trailing(usize),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    #[error("{0} is a directory: give the snapshot a file name (e.g. {0}/epoch.snap)")]
+    IsDirectory(String),
 }
 
 const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
@@ -145,12 +147,14 @@ impl Snapshot {
     }
 
     /// Writes the file atomically (temporary file + rename): a crash never leaves a torn
-    /// snapshot under the final name.
+    /// snapshot under the final name, and a failed write never leaves the temporary file.
+    /// An existing directory is refused before anything is written.
     pub fn write_file(&self, path: &Path) -> Result<(), SnapshotError> {
-        let io = |source| SnapshotError::Io { path: path.display().to_string(), source };
-        let tmp = path.with_extension("tmp-snapshot");
-        std::fs::write(&tmp, self.encode()).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        if path.is_dir() {
+            return Err(SnapshotError::IsDirectory(path.display().to_string()));
+        }
+        write_atomically(path, &self.encode())
+            .map_err(|source| SnapshotError::Io { path: path.display().to_string(), source })
     }
 
     pub fn read_file(path: &Path) -> Result<Self, SnapshotError> {
@@ -158,6 +162,26 @@ impl Snapshot {
             .map_err(|source| SnapshotError::Io { path: path.display().to_string(), source })?;
         Self::decode(&buf)
     }
+}
+
+/// The temporary name `path` is written under before the rename: the full file name plus
+/// a suffix, in the same directory (a rename never crosses file systems).
+pub fn temp_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".tmp-snapshot");
+    path.with_file_name(name)
+}
+
+/// Writes `bytes` to the temporary name, then renames it over `path`; on any failure the
+/// temporary file is removed.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_path(path);
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        // Best effort: the write may have failed before the file existed.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 fn nom_rest<'a>(e: &nom::Err<nom::error::Error<&'a [u8]>>, whole: &'a [u8]) -> &'a [u8] {

@@ -68,3 +68,51 @@ fn a_corrupt_chain_or_descriptor_is_named() {
         }
     }
 }
+
+/// Hostile SuMax geometry registers in a device image are refused at discovery by the
+/// contract's geometry validation (the one the snapshot decoder uses), the error naming
+/// the sumax block by its own address and the field at fault.
+#[test]
+fn hostile_geometry_registers_are_named() {
+    use smartnic_driver::contract::regs::sumax;
+    let (t, s) = geometry();
+    let base = Layout::new(&t, &s).block(block_type::SUMAX).unwrap().base;
+    let cases: [(u32, u32, &str); 6] = [
+        (sumax::TIME_SHIFT, 62, "time_shift 62"),
+        (sumax::TIME_SHIFT, 63, "time_shift 63"),
+        (sumax::TIME_SHIFT, 255, "time_shift 255"),
+        (sumax::CELLS, 3, "delay_cells 0"),
+        (sumax::DEPTH, 0, "depth must be at least 1"),
+        (sumax::ARRAY0 + sumax::A_CRC, 0x04C1_1DB6, "array 0: CRC polynomial 0x04c11db6"),
+    ];
+    for (reg, value, named) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bar = image(dir.path(), |w| w.write32(base + reg, value).unwrap());
+        let e = DeviceMap::discover(&mut bar).unwrap_err();
+        assert!(matches!(e, BlockError::Invalid { block: "sumax", at, .. } if at == base), "{named}: {e}");
+        let msg = e.to_string();
+        assert!(msg.starts_with(&format!("sumax block at {base:#x}: ")) && msg.contains(named), "{msg}");
+    }
+}
+
+/// A window descriptor pointing outside the BAR is blamed on the block holding the
+/// descriptor, by that block's address, not on the window's address.
+#[test]
+fn a_bad_window_names_the_block_that_holds_it() {
+    let (t, s) = geometry();
+    let layout = Layout::new(&t, &s);
+    let tower_base = layout.block(block_type::TOWER).unwrap().base;
+    let outside = layout.bar_size - 4;
+    let dir = tempfile::tempdir().unwrap();
+    let mut bar =
+        image(dir.path(), |w| w.write32(tower_base + tower::ARRAY0 + tower::A_WINDOW, outside).unwrap());
+    let e = DeviceMap::discover(&mut bar).unwrap_err();
+    assert!(matches!(e, BlockError::Invalid { block: "towersketch", at, .. } if at == tower_base), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "towersketch block at {tower_base:#x}: towersketch array 0 window at {outside:#x}"
+        )),
+        "{msg}"
+    );
+}

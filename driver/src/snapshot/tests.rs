@@ -98,7 +98,7 @@ fn write_is_atomic_and_readable() {
     let path = dir.join("a.snap");
     sample().write_file(&path).unwrap();
     assert_eq!(Snapshot::read_file(&path).unwrap(), sample());
-    assert!(!path.with_extension("tmp-snapshot").exists());
+    assert!(!temp_path(&path).exists());
     let missing = Snapshot::read_file(&dir.join("missing.snap")).unwrap_err().to_string();
     assert!(missing.contains("missing.snap"), "{missing}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -112,4 +112,83 @@ proptest::proptest! {
         with_magic.extend_from_slice(&data);
         let _ = Snapshot::decode(&with_magic);
     }
+}
+
+/// A one-section SuMax snapshot with `edit` applied to its geometry (arrays sized to the
+/// edited geometry, so only the field itself can be at fault).
+fn sumax_snapshot(edit: impl FnOnce(&mut SuMaxGeometry)) -> Snapshot {
+    let mut g = SuMaxGeometry::with_depth(2, 5);
+    edit(&mut g);
+    let len = packed_len(g.depth, g.bucket_bits());
+    let arrays = g.hashes.iter().map(|_| vec![0xA5; len]).collect();
+    Snapshot { sections: vec![Section::SuMax { geometry: g, arrays }], ..sample() }
+}
+
+/// Hostile geometry fields are refused on decode, by the contract's validation, with an
+/// error naming the section and the field (a time shift of 62 or more used to decode and
+/// then print wrong times, or overflow a shift in debug builds).
+#[test]
+fn hostile_geometry_fields_are_named() {
+    type Edit = fn(&mut SuMaxGeometry);
+    let cases: [(Edit, &str); 9] = [
+        (|g| g.time_shift = 62, "time_shift 62"),
+        (|g| g.time_shift = 63, "time_shift 63"),
+        (|g| g.time_shift = 255, "time_shift 255"),
+        (|g| g.time_width = 0, "time_width 0"),
+        (|g| g.size_width = 33, "size_width 33"),
+        (|g| g.delay_width = 0, "delay_width 0"),
+        (|g| g.delay_cells = 0, "delay_cells 0"),
+        (|g| g.delay_cells = 200, "delay_cells 200"),
+        (|g| g.hashes[0].poly = 0x1EDC_6F40, "CRC polynomial 0x1edc6f40"),
+    ];
+    for (edit, named) in cases {
+        let bytes = sumax_snapshot(edit).encode();
+        let e = Snapshot::decode(&bytes).unwrap_err();
+        assert!(matches!(e, SnapshotError::Invalid { section: 0, .. }), "{named}: {e}");
+        let msg = e.to_string();
+        assert!(msg.starts_with("snapshot section 0: ") && msg.contains(named), "{named}: {msg}");
+    }
+    let mut tower = sample();
+    if let Section::Tower { geometry, .. } = &mut tower.sections[0] {
+        geometry.arrays[2].hash.poly = 0x8000_0000;
+    }
+    let e = Snapshot::decode(&tower.encode()).unwrap_err().to_string();
+    assert!(e.contains("array 2: CRC polynomial 0x80000000 lacks the x^0 term"), "{e}");
+}
+
+/// The same refusal through a file on disk, as `report` and `query` read it.
+#[test]
+fn hostile_time_shift_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.snap");
+    std::fs::write(&path, sumax_snapshot(|g| g.time_shift = 63).encode()).unwrap();
+    let e = Snapshot::read_file(&path).unwrap_err().to_string();
+    assert!(e.contains("time_shift 63 with time_width 32"), "{e}");
+}
+
+/// `-o DIR` with an existing directory: a clear error, and no temporary file anywhere.
+#[test]
+fn writing_onto_a_directory_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out");
+    std::fs::create_dir(&target).unwrap();
+    let e = sample().write_file(&target).unwrap_err();
+    assert!(matches!(e, SnapshotError::IsDirectory(_)), "{e}");
+    assert!(e.to_string().contains("is a directory"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["out"], "only the directory itself remains");
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+}
+
+/// A rename that fails (here onto a non-empty directory, bypassing the directory check)
+/// removes the temporary file it wrote.
+#[test]
+fn a_failed_rename_removes_the_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("busy");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("keep"), b"x").unwrap();
+    assert!(write_atomically(&target, b"data").is_err());
+    assert!(!temp_path(&target).exists());
+    assert!(target.join("keep").exists());
 }
