@@ -13,7 +13,7 @@ pub use vfio::{VfioBar, VfioPaths};
 
 use crate::access::{check_range, AccessError};
 use crate::discover::DiscoverError;
-use memmap2::{MmapMut, MmapOptions};
+use memmap2::{MmapOptions, MmapRaw};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -101,9 +101,14 @@ impl OpenError {
 }
 
 /// A BAR seen through a shared memory mapping, accessed with volatile 32-bit loads and
-/// stores (never memcpy: MMIO windows take 32-bit reads only).
+/// stores through raw pointers (never memcpy: MMIO windows take 32-bit reads only).
+///
+/// The mapping is a [`MmapRaw`]: it has no `Deref` to `[u8]`, so no Rust reference to the
+/// device's memory is ever formed. A reference would let the compiler assume the bytes do
+/// not change behind it and merge, reorder or invent accesses; device registers change on
+/// their own and some have side effects on read.
 pub(crate) struct MmapBar {
-    map: MmapMut,
+    map: MmapRaw,
 }
 
 impl MmapBar {
@@ -112,10 +117,9 @@ impl MmapBar {
         if len == 0 || !len.is_multiple_of(4) || len > 1 << 32 {
             return Err(OpenError::BadSize { path: path.to_owned(), len });
         }
-        // SAFETY: the mapping is shared with the device (or the file's other users); every
-        // access goes through volatile loads and stores of aligned words inside the
-        // mapping, never through references to its bytes.
-        let map = unsafe { MmapOptions::new().len(len as usize).map_mut(file) }
+        let map = MmapOptions::new()
+            .len(len as usize)
+            .map_raw(file)
             .map_err(|source| OpenError::Io { path: path.to_owned(), source })?;
         Ok(MmapBar { map })
     }
@@ -124,28 +128,34 @@ impl MmapBar {
         self.map.len() as u64
     }
 
+    /// The word at `offset`, after checking that `words` words from there are aligned and
+    /// inside the mapping.
+    fn word(&self, offset: u32, words: usize) -> Result<*mut u32, AccessError> {
+        check_range(self.len(), offset, 4 * words as u64)?;
+        // The mapping is page-aligned and `offset` a multiple of 4, so the pointer is
+        // aligned for u32; in bounds by the check above.
+        Ok(self.map.as_mut_ptr().wrapping_add(offset as usize).cast::<u32>())
+    }
+
     pub(crate) fn read32(&self, offset: u32) -> Result<u32, AccessError> {
-        check_range(self.len(), offset, 4)?;
-        // SAFETY: in range and 4-aligned (the mapping is page-aligned).
-        let v = unsafe { std::ptr::read_volatile(self.map.as_ptr().add(offset as usize) as *const u32) };
-        Ok(u32::from_le(v))
+        let p = self.word(offset, 1)?;
+        // SAFETY: `p` is aligned and inside the live mapping (see `word`); a volatile load
+        // through a raw pointer forms no reference to the shared memory.
+        Ok(u32::from_le(unsafe { p.read_volatile() }))
     }
 
     pub(crate) fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
-        check_range(self.len(), offset, 4)?;
-        // SAFETY: in range and 4-aligned (the mapping is page-aligned).
-        unsafe {
-            std::ptr::write_volatile(self.map.as_mut_ptr().add(offset as usize) as *mut u32, value.to_le())
-        };
+        let p = self.word(offset, 1)?;
+        // SAFETY: as in `read32`, with a volatile store.
+        unsafe { p.write_volatile(value.to_le()) };
         Ok(())
     }
 
     pub(crate) fn read_block(&self, offset: u32, out: &mut [u32]) -> Result<(), AccessError> {
-        check_range(self.len(), offset, 4 * out.len() as u64)?;
-        let base = self.map.as_ptr().wrapping_add(offset as usize) as *const u32;
+        let base = self.word(offset, out.len())?;
         for (i, w) in out.iter_mut().enumerate() {
-            // SAFETY: the whole block was range-checked above; aligned as in read32.
-            *w = u32::from_le(unsafe { std::ptr::read_volatile(base.add(i)) });
+            // SAFETY: the whole block was range-checked by `word`; aligned as in read32.
+            *w = u32::from_le(unsafe { base.add(i).read_volatile() });
         }
         Ok(())
     }
