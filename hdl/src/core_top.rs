@@ -62,6 +62,7 @@ use crate::sketch::sumax_banked::{CellIndex, SuMaxBanked, CELL_INDEX_LATENCY};
 use crate::sketch::tower_banked::{self, TowerBanked};
 use crate::sketch::Sink;
 use rust_hdl::prelude::*;
+use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 
 /// The core (see the module docs). Generics: the tower's (`W0, A0, W1, A1, W2, A2, AM` as
@@ -150,7 +151,7 @@ pub struct Core<
     sink_clr: Sink<AM>,
     sink_packets: Sink<32>,
     bytes: DFF<Bits<64>>,
-    len64: Widen<64, 16>,
+    len64: Widen<64, { frame::LEN_BITS }>,
     class_ip: Constant<Bits<2>>,
     tower_sels: Constant<Bits<SEL_BITS>>,
     sm_sel: [Constant<Bits<SEL_BITS>>; 3],

@@ -131,22 +131,49 @@ fn back_to_back_64_byte_frames_take_8_cycles_each() {
     assert_eq!(h.tally.ip, frames.len() as u64);
 }
 
-/// Frames of 8192 beats or more are malformed (16-bit length, documented hardware rule);
-/// 8191 beats (65,528 bytes) still parse, and the parser goes on with the next frame.
+/// Frame lengths around every limit the parser's old 16-bit length had (8191/8192/8193
+/// beats, 2^16 bytes) and the largest IP packets captures hold: IPv4 total length 65,535
+/// behind Ethernet, two VLAN tags and a 16-hop shim (65,659 bytes), a 185,000-byte IPv6
+/// jumbogram (payload length 0, a BIG TCP capture). Every one is IP with its exact length, on
+/// both sides, back to back with short frames; the BYTES counter is checked at core level in
+/// `core.rs`.
 #[test]
 fn longest_frames() {
+    use parser_util::frames::{eth, ipv4_hdr, ipv6_hdr, shim, udp};
     let mut h = Harness::new();
     let mut none = Rng(0);
-    let mut ok = parser_util::frames::eth(0, 0x0800);
-    ok.extend(parser_util::frames::ipv4_hdr(17, 0, 8));
-    ok.extend(parser_util::frames::udp());
-    let short = Frame::new(ok.clone());
-    ok.resize(8191 * 8, 0xA5);
-    let mut long = Frame::new(ok.clone());
-    long.data.extend_from_slice(&[0xA5; 8]);
-    long.too_long = true;
-    let frames = [short.clone(), Frame::new(ok), short.clone(), long, short];
+    let mut short = eth(0, 0x0800);
+    short.extend(ipv4_hdr(17, 0, 8));
+    short.extend(udp());
+    let padded = |n: usize| {
+        let mut f = short.clone();
+        f.resize(n, 0xA5);
+        Frame::new(f)
+    };
+    let mut frames = vec![Frame::new(short.clone())];
+    for n in [65_520, 65_527, 65_528, 65_529, 65_535, 65_536, 65_537, 65_543, 65_544, 65_545, 65_560] {
+        frames.push(padded(n));
+        frames.push(Frame::new(short.clone()));
+    }
+    // IPv4 of total length 65,535 (the largest) behind every optional layer.
+    let mut big = eth(2, 0x88B5);
+    big.extend(shim(0x0800, 16, 16));
+    big.extend(ipv4_hdr(17, 0, 65_535 - 20));
+    big.extend(udp());
+    big.resize(big.len() + 65_535 - 28, 0x5A);
+    assert_eq!(big.len(), 14 + 8 + 6 + 96 + 65_535);
+    frames.push(Frame::new(big));
+    // An IPv6 jumbogram-style capture: payload length 0, 185,000 bytes.
+    let mut jumbo = eth(0, 0x86DD);
+    jumbo.extend(ipv6_hdr(17, 0));
+    jumbo.extend(udp());
+    jumbo.resize(185_000, 0x3C);
+    frames.push(Frame::new(jumbo));
+    frames.push(Frame::new(short.clone()));
+    for f in &frames {
+        assert!(matches!(expect(f).0, CLASS_IP), "software verdict on a {}-byte frame", f.data.len());
+    }
     h.run(&frames, 0.0, &mut none);
     h.check_counters();
-    assert_eq!((h.tally.ip, h.tally.malformed), (4, 1));
+    assert_eq!((h.tally.ip, h.tally.malformed), (frames.len() as u64, 0));
 }

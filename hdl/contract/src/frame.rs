@@ -17,6 +17,15 @@ pub const ETHERTYPE_QINQ: u16 = 0x88A8;
 /// The pre-standard Q-in-Q tag some switches still emit.
 pub const ETHERTYPE_QINQ_OLD: u16 = 0x9100;
 
+/// Bits of a frame's wire length, in the NIC's descriptor (`d_len`) and in the BYTES
+/// statistic's increments: wide enough for every frame a capture can hold (GRO/TSO and BIG TCP
+/// captures carry IP packets of 64 KiB and more; a pcap record states its length in 32 bits).
+pub const LEN_BITS: usize = 32;
+/// The longest frame either side accepts, in bytes: the largest length a capture record can
+/// state. A longer frame is malformed on both sides; every frame up to it is parsed and its
+/// length counted exactly (the NIC saturates the length of a longer one at this value).
+pub const MAX_FRAME_LEN: u64 = (1 << LEN_BITS) - 1;
+
 /// Most VLAN tags accepted; one more makes the frame malformed.
 pub const MAX_VLAN_TAGS: usize = 2;
 /// Most IPv6 extension headers skipped; one more makes the frame malformed.
@@ -28,7 +37,9 @@ pub mod ipv6_ext {
     pub const HOP_BY_HOP: u8 = 0;
     /// Routing header: same length rule as hop-by-hop.
     pub const ROUTING: u8 = 43;
-    /// Fragment header: fixed 8 bytes; a non-zero offset means no transport header.
+    /// Fragment header: fixed 8 bytes. A non-zero offset means the rest of the packet is
+    /// fragment data (RFC 8200 section 4.5): parsing stops there, the protocol is the
+    /// fragment header's next-header value and the ports are 0 (the IPv4 later-fragment rule).
     pub const FRAGMENT: u8 = 44;
     /// Authentication header: length field in 4-byte units, not counting the first 8.
     pub const AUTH: u8 = 51;

@@ -10,6 +10,7 @@
 //! | [`frame`] | EtherTypes, skipped IPv6 extension headers and the parsers' limits |
 //! | [`key`] | the 13-byte flow key and the IPv6 folding rule |
 //! | [`hash`] | the CRC-32 hash family, one parameter set per array, and index reduction |
+//! | [`interval`] | the inter-arrival rule of SuMax's max cells (backwards time counts as 0) |
 //! | [`geometry`] | sketch geometries (TowerSketch, SuMax, baselines) and their paper defaults |
 //! | [`lut`] | LUT contents for log2/exp2 and the multiplicative encoder |
 //! | [`regs`] | register-block type IDs and the block header layout |
@@ -20,6 +21,7 @@
 pub mod frame;
 pub mod geometry;
 pub mod hash;
+pub mod interval;
 pub mod key;
 pub mod lut;
 pub mod regs;

@@ -22,7 +22,7 @@
 //! | `d_valid` | 1 | a descriptor this clock |
 //! | `d_class` | 2 | [`CLASS_IP`] = 1, [`CLASS_NON_IP`] = 2, [`CLASS_MALFORMED`] = 3 |
 //! | `d_key` | 104 | flow key, contract byte order: byte 0 (srcIP MSB) in bits 103:96, proto in 7:0; 0 unless IP |
-//! | `d_len` | 16 | wire length in bytes: `8 * (beats - 1) + popcount(last tkeep)` |
+//! | `d_len` | 32 ([`frame::LEN_BITS`]) | wire length in bytes: `8 * (beats - 1) + popcount(last tkeep)`, exact up to `frame::MAX_FRAME_LEN` (a longer frame is malformed and reads that value) |
 //! | `d_ts` | 64 | the `now` input sampled with the frame's **first** beat |
 //! | `d_delay` | 64 | sum of the INT stack hop latencies (ns); 0 without a shim and unless IP |
 //! | `frames`, `ip_packets`, `non_ip`, `malformed` | 64 each | counters, `frames = ip_packets + non_ip + malformed`; they include a frame one clock after its descriptor |
@@ -38,7 +38,8 @@
 //! headers must lie within both the frame and the IP packet's own length (IPv4 total
 //! length, IPv6 payload length unless 0). Every frame is exactly one of IP, non-IP
 //! (an EtherType other than IPv4/IPv6 after the tags and the shim) or malformed (anything
-//! cut short or inconsistent, holes, `tuser`, frames of 8192 beats or more).
+//! cut short or inconsistent, holes, `tuser`, frames longer than the contract's
+//! `frame::MAX_FRAME_LEN`).
 //!
 //! # How: fields fly by, decisions at fixed beats
 //!
@@ -82,8 +83,12 @@ pub const LATENCY: usize = 2;
 pub const CLASS_IP: u8 = 1;
 pub const CLASS_NON_IP: u8 = 2;
 pub const CLASS_MALFORMED: u8 = 3;
-/// A frame reaching this many beats is malformed (the wire length is 16 bits).
-pub const MAX_BEATS: u64 = 8192;
+/// The beat counter `t` stops here: every header the chain reads lies in the first
+/// ~17 KB of a frame (beat ~2100), so a saturated count only ever means "far past them". The
+/// frame's length is counted separately, in [`frame::LEN_BITS`] bits.
+const T_MAX: u64 = 0xFFFF;
+/// The byte count before a beat past which one more full beat would exceed the longest frame.
+const ACC_MAX: u64 = frame::MAX_FRAME_LEN - 8;
 
 // Step states of the header chain.
 const S_IDLE: u64 = 0;
@@ -115,7 +120,7 @@ pub struct Parser {
     pub d_valid: Signal<Out, Bit>,
     pub d_class: Signal<Out, Bits<2>>,
     pub d_key: Signal<Out, Bits<104>>,
-    pub d_len: Signal<Out, Bits<16>>,
+    pub d_len: Signal<Out, Bits<{ frame::LEN_BITS }>>,
     pub d_ts: Signal<Out, Bits<64>>,
     pub d_delay: Signal<Out, Bits<64>>,
     pub frames: Signal<Out, Bits<64>>,
@@ -133,11 +138,13 @@ pub struct Parser {
     w_sp: Widen<104, 16>,
     w_dp: Widen<104, 16>,
     w_proto: Widen<104, 8>,
+    w_need: Widen<{ frame::LEN_BITS }, 16>,
     // Window history (beats t-3, t-2, t-1; oldest on top), not per frame.
     hist: DFF<Bits<192>>,
     // Per-frame state, cleared with the last beat.
     t: DFF<Bits<16>>,
-    tl: DFF<Bit>,
+    too_long: DFF<Bit>,
+    acc: DFF<Bits<{ frame::LEN_BITS }>>,
     hole: DFF<Bit>,
     err: DFF<Bit>,
     ts: DFF<Bits<64>>,
@@ -178,7 +185,7 @@ pub struct Parser {
     r_ipb: DFF<Bits<16>>,
     r_ipt: DFF<Bits<16>>,
     r_ipu: DFF<Bit>,
-    r_len: DFF<Bits<16>>,
+    r_len: DFF<Bits<{ frame::LEN_BITS }>>,
     r_ts: DFF<Bits<64>>,
     r_src: DFF<Bits<32>>,
     r_dst: DFF<Bits<32>>,
@@ -192,7 +199,7 @@ pub struct Parser {
     o_sp: DFF<Bits<16>>,
     o_dp: DFF<Bits<16>>,
     o_proto: DFF<Bits<8>>,
-    o_len: DFF<Bits<16>>,
+    o_len: DFF<Bits<{ frame::LEN_BITS }>>,
     o_ts: DFF<Bits<64>>,
     o_delay: DFF<Bits<64>>,
     c_frames: DFF<Bits<64>>,
@@ -259,16 +266,17 @@ pub struct Parser {
     n_dp: Signal<Local, Bits<16>>,
     n_proto: Signal<Local, Bits<8>>,
     arm_end: Signal<Local, Bits<16>>,
-    kc: Signal<Local, Bits<16>>,
+    kc: Signal<Local, Bits<{ frame::LEN_BITS }>>,
     kok: Signal<Local, Bit>,
-    flen: Signal<Local, Bits<16>>,
+    flen: Signal<Local, Bits<{ frame::LEN_BITS }>>,
+    last_long: Signal<Local, Bit>,
     eof: Signal<Local, Bit>,
     clr: Signal<Local, Bit>,
     mal: Signal<Local, Bit>,
     is_ip: Signal<Local, Bit>,
     // Constants.
     kpat: [Constant<Bits<8>>; 8],
-    kval: [Constant<Bits<16>>; 8],
+    kval: [Constant<Bits<{ frame::LEN_BITS }>>; 8],
     q0: Constant<Bits<16>>,
     q1: Constant<Bits<16>>,
     q2: Constant<Bits<16>>,
@@ -287,7 +295,11 @@ pub struct Parser {
     q23: Constant<Bits<16>>,
     q24: Constant<Bits<16>>,
     q40: Constant<Bits<16>>,
-    q_maxbeat: Constant<Bits<16>>,
+    q_tmax: Constant<Bits<16>>,
+    len_max: Constant<Bits<{ frame::LEN_BITS }>>,
+    acc_max: Constant<Bits<{ frame::LEN_BITS }>>,
+    len_beat: Constant<Bits<{ frame::LEN_BITS }>>,
+    len_zero: Constant<Bits<{ frame::LEN_BITS }>>,
     m_0f: Constant<Bits<16>>,
     m_ff: Constant<Bits<16>>,
     m_1fff: Constant<Bits<16>>,
@@ -377,9 +389,11 @@ impl Parser {
             w_sp: Default::default(),
             w_dp: Default::default(),
             w_proto: Default::default(),
+            w_need: Default::default(),
             hist: Default::default(),
             t: Default::default(),
-            tl: Default::default(),
+            too_long: Default::default(),
+            acc: Default::default(),
             hole: Default::default(),
             err: Default::default(),
             ts: Default::default(),
@@ -502,6 +516,7 @@ impl Parser {
             kc: Default::default(),
             kok: Default::default(),
             flen: Default::default(),
+            last_long: Default::default(),
             eof: Default::default(),
             clr: Default::default(),
             mal: Default::default(),
@@ -526,7 +541,11 @@ impl Parser {
             q23: konst!(23),
             q24: konst!(24),
             q40: konst!(40),
-            q_maxbeat: konst!(MAX_BEATS - 1),
+            q_tmax: konst!(T_MAX),
+            len_max: konst!(frame::MAX_FRAME_LEN),
+            acc_max: konst!(ACC_MAX),
+            len_beat: konst!(8),
+            len_zero: konst!(0),
             m_0f: konst!(0x000F),
             m_ff: konst!(0x00FF),
             m_1fff: konst!(0x1FFF),
@@ -584,11 +603,11 @@ impl Logic for Parser {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hist, t, tl, hole, err, ts, shim, sc, nhops, hrs, hre, nonip, st, cur, span, fire,
-            sh, nh, cnt, ffrag, ipb, ipt, ipu, need, bad, chk_en, chk_c2, ipbad, src, dst, sp, dp, proto,
-            r_valid, r_bad, r_nonip, r_need, r_chk, r_c2, r_ipb, r_ipt, r_ipu, r_len, r_ts, r_src, r_dst,
-            r_sp, r_dp, r_proto, o_valid, o_class, o_src, o_dst, o_sp, o_dp, o_proto, o_len, o_ts, o_delay,
-            c_frames, c_ip, c_nonip, c_mal
+            self, clock, hist, t, too_long, acc, hole, err, ts, shim, sc, nhops, hrs, hre, nonip, st, cur,
+            span, fire, sh, nh, cnt, ffrag, ipb, ipt, ipu, need, bad, chk_en, chk_c2, ipbad, src, dst, sp,
+            dp, proto, r_valid, r_bad, r_nonip, r_need, r_chk, r_c2, r_ipb, r_ipt, r_ipu, r_len, r_ts, r_src,
+            r_dst, r_sp, r_dp, r_proto, o_valid, o_class, o_src, o_dst, o_sp, o_dp, o_proto, o_len, o_ts,
+            o_delay, c_frames, c_ip, c_nonip, c_mal
         );
         self.hops.clock.next = self.clock.val();
         self.tready.next = true;
@@ -856,7 +875,7 @@ impl Logic for Parser {
         self.hops.re.next = self.hre.q.val();
 
         // ---- Frame end: length, class.
-        self.kc.next = self.q0.val();
+        self.kc.next = self.len_zero.val();
         self.kok.next = false;
         for i in 0..8 {
             if self.tkeep.val() == self.kpat[i].val() {
@@ -864,7 +883,10 @@ impl Logic for Parser {
                 self.kok.next = true;
             }
         }
-        self.flen.next = (self.tv.val() << 3) + self.kc.val();
+        // The length: bytes of the earlier beats plus this one's; too long if that passes the
+        // contract's maximum (checked before the add, which could wrap).
+        self.last_long.next = self.acc.q.val() > (self.len_max.val() - self.kc.val());
+        self.flen.next = self.acc.q.val() + self.kc.val();
         self.eof.next = self.tvalid.val() & self.tlast.val();
         self.clr.next = self.reset.val() | self.eof.val();
         self.hops.reset.next = self.reset.val();
@@ -872,10 +894,13 @@ impl Logic for Parser {
 
         if self.tvalid.val() {
             self.hist.d.next = (self.hist.q.val() << 64) | self.w_hist.y.val();
-            if self.tv.val() == self.q_maxbeat.val() {
-                self.tl.d.next = true;
-            } else {
+            if self.tv.val() != self.q_tmax.val() {
                 self.t.d.next = self.tv.val() + self.q1.val();
+            }
+            if self.acc.q.val() > self.acc_max.val() {
+                self.too_long.d.next = true;
+            } else {
+                self.acc.d.next = self.acc.q.val() + self.len_beat.val();
             }
             self.hole.d.next = self.hole.q.val() | (self.tkeep.val() != self.f_full.val());
             self.err.d.next = self.err.q.val() | self.tuser.val();
@@ -932,8 +957,8 @@ impl Logic for Parser {
                 | !self.kok.val()
                 | self.err.q.val()
                 | self.tuser.val()
-                | self.tl.q.val()
-                | (self.tv.val() == self.q_maxbeat.val())
+                | self.too_long.q.val()
+                | self.last_long.val()
                 | self.ipbad.q.val()
                 | self.ipfail.val();
             // The check of a step in the last beat itself goes to stage 2.
@@ -944,7 +969,11 @@ impl Logic for Parser {
             self.r_ipu.d.next = self.n_ipu.val();
             self.r_nonip.d.next = self.n_nonip.val();
             self.r_need.d.next = self.n_need.val();
-            self.r_len.d.next = self.flen.val();
+            if self.too_long.q.val() | self.last_long.val() {
+                self.r_len.d.next = self.len_max.val();
+            } else {
+                self.r_len.d.next = self.flen.val();
+            }
             if self.tv.val() == self.q0.val() {
                 self.r_ts.d.next = self.now.val();
             } else {
@@ -957,8 +986,9 @@ impl Logic for Parser {
             self.r_proto.d.next = self.n_proto.val();
         }
         // ---- Stage 2: class, key and delay (the hop sum is the frame's total now).
+        self.w_need.x.next = self.r_need.q.val();
         self.mal.next = self.r_bad.q.val()
-            | (self.r_need.q.val() > self.r_len.q.val())
+            | (self.w_need.y.val() > self.r_len.q.val())
             | (self.r_chk.q.val()
                 & !self.r_ipu.q.val()
                 & ((self.r_c2.q.val() - self.r_ipb.q.val()) > self.r_ipt.q.val()));
@@ -1004,7 +1034,8 @@ impl Logic for Parser {
         // ---- Clear the frame state with the last beat (and on reset).
         if self.clr.val() {
             self.t.d.next = self.q0.val();
-            self.tl.d.next = false;
+            self.too_long.d.next = false;
+            self.acc.d.next = self.len_zero.val();
             self.hole.d.next = false;
             self.err.d.next = false;
             self.ts.d.next = self.z64.val();

@@ -11,7 +11,7 @@ fn parser_generates_verilog_with_the_documented_ports() {
         "input wire [7:0] tkeep;",
         "input wire [63:0] now;",
         "output reg [103:0] d_key;",
-        "output reg [15:0] d_len;",
+        "output reg [31:0] d_len;",
         "output reg [63:0] d_delay;",
         "output reg [63:0] malformed;",
     ] {

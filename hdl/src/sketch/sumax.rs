@@ -23,7 +23,7 @@
 //! [`super::array::CounterArray`] lane (omega step with `alpha = 1`, sticky overflow
 //! marker, 3-deep forwarding); only the lane of the packet's bin gets the delay omega, the
 //! others keep their value. The max cells are a [`super::sumax_time::TimeCells`] lane
-//! (`interval = max(interval, prev == 0 ? 0 : (t - prev) mod 2^TW)`, `last = t`) with the
+//! (`interval = max(interval, gap)` by the contract's `interval::gap` rule, `last = t`) with the
 //! same forwarding. `t` is the `time_of`-converted time; `bin` the delay cell index
 //! (`SuMax::delay_bin`, the `delay_bin` block upstream). A `bin >= DC` changes no delay cell
 //! (the software would index past the delay cells; `delay_bin` never produces one).

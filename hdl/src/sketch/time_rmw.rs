@@ -8,7 +8,8 @@
 //! With `prev` the last-arrival cell and `iv` the interval cell before the update and `t` the
 //! packet's time (already `time_of`-converted, `TW` bits):
 //!
-//! - `gap = 0` if `prev == 0` (no packet yet), else `(t - prev) mod 2^TW`;
+//! - `gap = 0` if `prev == 0` (no packet yet), else `d = (t - prev) mod 2^TW` if
+//!   `d < 2^(TW-1)`, else 0 (time went backwards): the contract's `interval::gap`;
 //! - `iv' = max(iv, gap)`; `last' = t` (assigned, never a marker: time cells have none).
 //!
 //! # Pipeline (a packet entering at cycle `s0`)
@@ -61,6 +62,7 @@ pub struct TimeRmw<const TW: usize, const A: usize> {
     rdq_iv: DFF<Bits<TW>>,
     prev: Signal<Local, Bits<TW>>,
     iv: Signal<Local, Bits<TW>>,
+    diff: Signal<Local, Bits<TW>>,
     gap: Signal<Local, Bits<TW>>,
     w_last: DFF<Bits<TW>>,
     w_iv: DFF<Bits<TW>>,
@@ -69,6 +71,8 @@ pub struct TimeRmw<const TW: usize, const A: usize> {
     d2_last: DFF<Bits<TW>>,
     d2_iv: DFF<Bits<TW>>,
     zero: Constant<Bits<TW>>,
+    /// `2^(TW-1)`: a difference this large or larger is a backwards step.
+    half: Constant<Bits<TW>>,
 }
 
 impl<const TW: usize, const A: usize> TimeRmw<TW, A> {
@@ -98,6 +102,7 @@ impl<const TW: usize, const A: usize> TimeRmw<TW, A> {
             rdq_iv: Default::default(),
             prev: Default::default(),
             iv: Default::default(),
+            diff: Default::default(),
             gap: Default::default(),
             w_last: Default::default(),
             w_iv: Default::default(),
@@ -106,6 +111,7 @@ impl<const TW: usize, const A: usize> TimeRmw<TW, A> {
             d2_last: Default::default(),
             d2_iv: Default::default(),
             zero: Constant::new(0u64.to_bits()),
+            half: Constant::new((1u64 << (TW - 1)).to_bits()),
         }
     }
 }
@@ -145,10 +151,11 @@ impl<const TW: usize, const A: usize> Logic for TimeRmw<TW, A> {
             self.prev.next = self.rdq_last.q.val();
             self.iv.next = self.rdq_iv.q.val();
         }
-        if self.prev.val() == self.zero.val() {
+        self.diff.next = self.t.val() - self.prev.val();
+        if (self.prev.val() == self.zero.val()) | !(self.diff.val() < self.half.val()) {
             self.gap.next = self.zero.val();
         } else {
-            self.gap.next = self.t.val() - self.prev.val();
+            self.gap.next = self.diff.val();
         }
         if self.gap.val() > self.iv.val() {
             self.w_iv.d.next = self.gap.val();

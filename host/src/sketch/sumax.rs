@@ -6,7 +6,8 @@
 //! selected delay cells each carry their own omega from array 0 to array d-1; the delay bin
 //! comes from the LUT log2 (`arith::delay_bin`); times are in units of `2^time_shift` ns,
 //! truncated to `time_width` bits, and a last-arrival value of 0 means "no packet yet"
-//! (the paper's rule), so the inter-arrival of a bucket's first packet is 0.
+//! (the paper's rule), so the inter-arrival of a bucket's first packet is 0; a time that
+//! went backwards also records gap 0 (the contract's [`interval::gap`]).
 
 use super::cell::{omega_step, value, INF};
 use super::hashing::HashBank;
@@ -14,6 +15,7 @@ use super::packed::PackedBits;
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
 use smartnic_contract::hash::index;
+use smartnic_contract::interval;
 use smartnic_contract::FlowKey;
 
 /// Position of one cell inside a bucket.
@@ -120,7 +122,7 @@ impl SuMax {
             sum_update(a, base, size, &mut omega_size);
             sum_update(a, base, delay, &mut omega_delay);
             let prev = a.get(base + last.offset, last.width);
-            let gap = if prev == 0 { 0 } else { (t.wrapping_sub(prev) as u64 & self.time_mask) as u32 };
+            let gap = interval::gap(t, prev, self.geometry.time_width);
             if gap > a.get(base + interval.offset, interval.width) {
                 a.set(base + interval.offset, interval.width, gap);
             }
@@ -262,6 +264,22 @@ mod tests {
         assert_eq!(e.delay_hist, vec![1, 1, 1, 0, 0, 0, 0, 1]);
         assert_eq!(e.max_interval, 10);
         assert_eq!(e.last_arrival, 24);
+    }
+
+    /// Time that goes backwards (merged captures) records gap 0, not a wrapped difference
+    /// of almost the whole time range; the next forward step is measured from the earlier
+    /// time, as the ground truth measures it.
+    #[test]
+    fn backwards_time_counts_as_gap_zero() {
+        let mut s = small();
+        let unit = 1u64 << s.geometry().time_shift;
+        for t in [100, 200, 150, 260, 255] {
+            s.insert(&key(), t * unit, 0);
+        }
+        let e = s.query(&key());
+        assert_eq!(e.size, 5);
+        assert_eq!(e.max_interval, 110, "gaps 100, 0, 110, 0");
+        assert_eq!(e.last_arrival, 255);
     }
 
     /// The delay cells run their own omega chain, independent of the size cells'.

@@ -16,12 +16,15 @@
 //!   length below the header length is malformed), or IPv6;
 //! - IPv6 extension headers hop-by-hop (0), routing (43), destination options (60),
 //!   fragment (44) and AH (51) are skipped (at most 8); the protocol is the first other
-//!   next-header value;
+//!   next-header value; after a fragment header with a non-zero offset the rest is fragment
+//!   data, so parsing stops and the protocol is that header's next-header value;
 //! - TCP (20-byte header, data offset >= 5) and UDP (8 bytes) give the ports; other
 //!   protocols, and non-first fragments (whose L4 header is elsewhere), use ports 0.
 //!
 //! The L4 header must lie within both the captured bytes and the IP packet's own length;
-//! bytes beyond the IP length (Ethernet padding) are ignored.
+//! bytes beyond the IP length (Ethernet padding) are ignored. A frame longer than the
+//! contract's [`MAX_FRAME_LEN`] is malformed (the NIC's length limit; no capture can hold one).
+//! An empty frame (a zero-length capture record) is malformed, as the NIC counts it.
 
 use smartnic_contract::key::{PROTO_TCP, PROTO_UDP};
 use smartnic_contract::shim::{Hop, IntShim, ShimError, ETHERTYPE_SHIM};
@@ -33,7 +36,7 @@ use super::Packet;
 use smartnic_contract::frame::ipv6_ext;
 pub use smartnic_contract::frame::{
     ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD, ETHERTYPE_VLAN,
-    MAX_EXT_HEADERS, MAX_VLAN_TAGS,
+    MAX_EXT_HEADERS, MAX_FRAME_LEN, MAX_VLAN_TAGS,
 };
 pub const LINKTYPE_ETHERNET: u32 = 1;
 pub const LINKTYPE_RAW: u32 = 101;
@@ -70,6 +73,8 @@ pub enum FrameError {
     L4Truncated(u8),
     #[error("TCP data offset {0} is below 5")]
     BadTcpOffset(u8),
+    #[error("frame longer than {MAX_FRAME_LEN} bytes")]
+    TooLong,
 }
 
 impl FrameError {
@@ -90,6 +95,7 @@ impl FrameError {
             FrameError::TooManyExtHeaders => "too_many_ipv6_ext",
             FrameError::L4Truncated(_) => "l4_truncated",
             FrameError::BadTcpOffset(_) => "bad_tcp_offset",
+            FrameError::TooLong => "too_long",
         }
     }
 }
@@ -128,6 +134,9 @@ fn be16(b: &[u8], at: usize) -> u16 {
 
 /// Parses one frame of the given link type.
 pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
+    if data.len() as u64 > MAX_FRAME_LEN {
+        return FrameClass::Malformed(FrameError::TooLong);
+    }
     let r = match linktype {
         LINKTYPE_ETHERNET => parse_ethernet(data),
         LINKTYPE_IPV4 => parse_ipv4(data).map(|k| Some((k, Vec::new()))),
@@ -291,6 +300,10 @@ fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
         next = l4[0];
         l4 = &l4[hlen..];
         skipped += 1;
+        if !first_fragment {
+            // Fragment data follows, not headers (RFC 8200 section 4.5).
+            break;
+        }
     }
     let (sport, dport) = if first_fragment { ports(next, l4)? } else { (0, 0) };
     Ok(FlowKey::from_v6(src, dst, sport, dport, next))
@@ -349,6 +362,50 @@ mod tests {
         ip[50] = 0x01;
         let key0 = FlowKey::from_v6([0x20; 16], [0x30; 16], 0, 0, 17);
         assert_eq!(parse_frame(LINKTYPE_RAW, &ip), FrameClass::Ip { key: key0, hops: vec![] });
+    }
+
+    /// An IPv6 packet: hop-by-hop, then a fragment header with offset `offset` (8-byte
+    /// units) and next header `frag_next`, then `data`.
+    fn ipv6_fragment(offset: u16, frag_next: u8, data: &[u8]) -> Vec<u8> {
+        let plen = (16 + data.len()) as u16;
+        let mut ip = vec![0x60, 0, 0, 0];
+        ip.extend_from_slice(&plen.to_be_bytes());
+        ip.extend_from_slice(&[0, 64]);
+        ip.extend_from_slice(&[0x20; 16]);
+        ip.extend_from_slice(&[0x30; 16]);
+        ip.extend_from_slice(&[44, 0, 1, 4, 0, 0, 0, 0]);
+        ip.extend_from_slice(&[frag_next, 0]);
+        ip.extend_from_slice(&(offset << 3).to_be_bytes());
+        ip.extend_from_slice(&[0, 0, 0, 1]);
+        ip.extend_from_slice(data);
+        ip
+    }
+
+    #[test]
+    fn ipv6_later_fragment_data_is_not_parsed() {
+        // Data that reads as a destination-options header cut short, or as a UDP header.
+        let data = [0xAA, 0xFF, 0x13, 0x88, 0x00, 0x35, 0, 8];
+        for next in [ipv6_ext::DEST_OPTS, ipv6_ext::FRAGMENT, PROTO_UDP, PROTO_TCP, 59] {
+            let key = FlowKey::from_v6([0x20; 16], [0x30; 16], 0, 0, next);
+            let later = ipv6_fragment(185, next, &data);
+            assert_eq!(
+                parse_frame(LINKTYPE_IPV6, &later),
+                FrameClass::Ip { key, hops: vec![] },
+                "next {next}"
+            );
+        }
+        // The first fragment is parsed on: UDP gives its ports; a destination-options header
+        // whose length runs past the packet is malformed.
+        let first = ipv6_fragment(0, PROTO_UDP, &data);
+        let key = FlowKey::from_v6([0x20; 16], [0x30; 16], 0xAAFF, 0x1388, PROTO_UDP);
+        assert_eq!(parse_frame(LINKTYPE_IPV6, &first), FrameClass::Ip { key, hops: vec![] });
+        let first = ipv6_fragment(0, ipv6_ext::DEST_OPTS, &data);
+        assert_eq!(parse_frame(LINKTYPE_IPV6, &first), FrameClass::Malformed(FrameError::ExtHeaderTruncated));
+    }
+
+    #[test]
+    fn empty_frame_is_malformed() {
+        assert_eq!(parse_frame(LINKTYPE_ETHERNET, &[]), FrameClass::Malformed(FrameError::EthernetTruncated));
     }
 
     #[test]
