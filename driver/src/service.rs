@@ -17,15 +17,34 @@
 //!
 //! A failed request replies with its status code, then a u32 offset and a length-prefixed
 //! message, so [`AccessError::DeviceGone`] and friends survive the trip.
+//!
+//! **Deadlines.** While a request runs, the server sends a [`status::BUSY`] byte every
+//! [`KEEPALIVE`] (a `replay` of many packets may simulate for minutes); the client skips
+//! them. So a live service is never silent for long, and the client gives every wait for a
+//! byte a deadline ([`DEFAULT_DEADLINE`], [`StreamBar::set_deadline`]): a service that
+//! stalls (no greeting, half a reply, nothing after the greeting) fails the request with
+//! "stopped answering" instead of hanging the caller, and a service that died is named
+//! with its exit status or signal.
 
 use crate::access::{AccessError, RegisterAccess};
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Greeting that opens every session.
 pub const MAGIC: &[u8; 8] = b"SNICSIM1";
 /// Most words one block request may ask for (bounds the server's buffer).
 pub const MAX_BLOCK_WORDS: u32 = 1 << 22;
+/// How often the server says [`status::BUSY`] while a request runs.
+pub const KEEPALIVE: Duration = Duration::from_millis(250);
+/// How long the client waits for the next byte of a greeting or reply by default: many
+/// keepalive periods, so only a stalled service reaches it.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a closing or failed client waits for the service process to exit on its own.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// Reply status codes.
 pub mod status {
@@ -34,6 +53,9 @@ pub mod status {
     pub const OUT_OF_RANGE: u8 = 2;
     pub const MISALIGNED: u8 = 3;
     pub const FAILED: u8 = 4;
+    /// Not a reply: the request is still running (sent every `KEEPALIVE`, any number of
+    /// times before the reply's real status byte).
+    pub const BUSY: u8 = 5;
 }
 
 /// A device that can be served: registers plus free-form commands (e.g. "replay 10000"
@@ -45,12 +67,83 @@ pub trait Served: RegisterAccess {
     }
 }
 
-/// Serves `dev` on `input`/`output` until a quit request or the end of `input`.
-pub fn serve<D: Served + ?Sized>(dev: &mut D, input: impl Read, output: impl Write) -> io::Result<()> {
-    let (mut rd, mut wr) = (BufReader::new(input), BufWriter::new(output));
-    wr.write_all(MAGIC)?;
-    wr.write_all(&dev.bar_size().to_le_bytes())?;
-    wr.flush()?;
+/// The server's output, shared with its keepalive thread.
+struct Out<W: Write> {
+    wr: BufWriter<W>,
+    /// A request is running (its reply is not written yet).
+    busy: bool,
+    /// The session is over: the keepalive thread returns.
+    done: bool,
+}
+
+/// The server's output and the keepalive thread's wake-up.
+struct Link<W: Write> {
+    out: Mutex<Out<W>>,
+    wake: Condvar,
+}
+
+impl<W: Write> Link<W> {
+    fn lock(&self) -> MutexGuard<'_, Out<W>> {
+        self.out.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks a request as running: from now on the keepalive thread speaks for it.
+    fn begin(&self) {
+        self.lock().busy = true;
+    }
+
+    /// Writes a request's reply (ending its keepalives) and flushes.
+    fn reply(&self, f: impl FnOnce(&mut BufWriter<W>) -> io::Result<()>) -> io::Result<()> {
+        let mut o = self.lock();
+        o.busy = false;
+        f(&mut o.wr)?;
+        o.wr.flush()
+    }
+
+    /// Sends [`status::BUSY`] every [`KEEPALIVE`] while a request runs, until `done`.
+    fn keepalive(&self) {
+        let mut o = self.lock();
+        while !o.done {
+            o = self.wake.wait_timeout(o, KEEPALIVE).unwrap_or_else(|e| e.into_inner()).0;
+            if o.busy && !o.done {
+                // A write error means the client is gone; the request's own reply will say so.
+                let _ = o.wr.write_all(&[status::BUSY]).and_then(|_| o.wr.flush());
+            }
+        }
+    }
+
+    fn finish(&self) {
+        self.lock().done = true;
+        self.wake.notify_all();
+    }
+}
+
+/// Serves `dev` on `input`/`output` until a quit request or the end of `input`, with a
+/// keepalive thread that reports long requests as still running ([`status::BUSY`]).
+pub fn serve<D: Served + ?Sized>(dev: &mut D, input: impl Read, output: impl Write + Send) -> io::Result<()> {
+    let link = Link {
+        out: Mutex::new(Out { wr: BufWriter::new(output), busy: false, done: false }),
+        wake: Condvar::new(),
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| link.keepalive());
+        let r = serve_requests(dev, BufReader::new(input), &link);
+        link.finish();
+        r
+    })
+}
+
+/// The request loop of [`serve`].
+fn serve_requests<D: Served + ?Sized, W: Write>(
+    dev: &mut D,
+    mut rd: impl Read,
+    link: &Link<W>,
+) -> io::Result<()> {
+    let size = dev.bar_size();
+    link.reply(|wr| {
+        wr.write_all(MAGIC)?;
+        wr.write_all(&size.to_le_bytes())
+    })?;
     loop {
         let mut op = [0u8; 1];
         if rd.read(&mut op)? == 0 {
@@ -59,41 +152,38 @@ pub fn serve<D: Served + ?Sized>(dev: &mut D, input: impl Read, output: impl Wri
         match op[0] {
             b'r' => {
                 let off = read_u32(&mut rd)?;
-                reply(&mut wr, dev.read32(off).map(|v| v.to_le_bytes().to_vec()))?;
+                link.begin();
+                let r = dev.read32(off).map(|v| v.to_le_bytes().to_vec());
+                link.reply(|wr| reply(wr, r))?;
             }
             b'w' => {
                 let (off, val) = (read_u32(&mut rd)?, read_u32(&mut rd)?);
-                reply(&mut wr, dev.write32(off, val).map(|_| Vec::new()))?;
+                link.begin();
+                let r = dev.write32(off, val).map(|_| Vec::new());
+                link.reply(|wr| reply(wr, r))?;
             }
             b'b' => {
                 let (off, n) = (read_u32(&mut rd)?, read_u32(&mut rd)?);
-                let r = if n > MAX_BLOCK_WORDS {
-                    Err(AccessError::OutOfRange {
-                        offset: off as u64,
-                        len: 4 * n as u64,
-                        bar_size: dev.bar_size(),
-                    })
-                } else {
-                    let mut words = vec![0u32; n as usize];
-                    dev.read_block(off, &mut words)
-                        .map(|_| words.iter().flat_map(|w| w.to_le_bytes()).collect())
-                };
-                reply(&mut wr, r)?;
+                link.begin();
+                let r = read_block_reply(dev, off, n);
+                link.reply(|wr| reply(wr, r))?;
             }
             b'c' => {
                 let line = read_text(&mut rd)?;
-                match dev.command(&line) {
+                link.begin();
+                let r = dev.command(&line);
+                link.reply(|wr| match r {
                     Ok(out) => {
                         wr.write_all(&[status::OK])?;
-                        write_text(&mut wr, &out)?;
+                        write_text(wr, &out)
                     }
                     Err(msg) => {
                         wr.write_all(&[status::FAILED, 0, 0, 0, 0])?;
-                        write_text(&mut wr, &msg)?;
+                        write_text(wr, &msg)
                     }
-                }
+                })?;
             }
-            b'q' => return wr.flush(),
+            b'q' => return link.reply(|_| Ok(())),
             other => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
@@ -101,8 +191,21 @@ pub fn serve<D: Served + ?Sized>(dev: &mut D, input: impl Read, output: impl Wri
                 ))
             }
         }
-        wr.flush()?;
     }
+}
+
+/// The payload of a block read of `n` words at `off` (bounded by [`MAX_BLOCK_WORDS`]).
+fn read_block_reply<D: Served + ?Sized>(dev: &mut D, off: u32, n: u32) -> Result<Vec<u8>, AccessError> {
+    if n > MAX_BLOCK_WORDS {
+        return Err(AccessError::OutOfRange {
+            offset: off as u64,
+            len: 4 * n as u64,
+            bar_size: dev.bar_size(),
+        });
+    }
+    let mut words = vec![0u32; n as usize];
+    dev.read_block(off, &mut words)?;
+    Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
 fn reply(wr: &mut impl Write, r: Result<Vec<u8>, AccessError>) -> io::Result<()> {
@@ -146,21 +249,103 @@ fn write_text(wr: &mut impl Write, s: &str) -> io::Result<()> {
     wr.write_all(s.as_bytes())
 }
 
-/// The client: a [`RegisterAccess`] whose device lives behind a byte stream, usually the
-/// stdin/stdout of a spawned service process.
+/// The client: a [`RegisterAccess`] whose device lives behind a byte stream, usually a
+/// spawned service process connected by a socket pair (its stdin and stdout).
 pub struct StreamBar {
     rd: BufReader<Box<dyn Read + Send>>,
     wr: BufWriter<Box<dyn Write + Send>>,
     bar_size: u64,
     child: Option<Child>,
+    /// The socket under `rd`/`wr` when the connection has deadlines.
+    socket: Option<UnixStream>,
+    deadline: Option<Duration>,
+    /// Why the connection failed: a stream that lost a reply mid-way is out of step, so
+    /// every later request fails with the same reason at once.
+    broken: Option<String>,
 }
 
 impl StreamBar {
-    /// Connects over the given streams and reads the greeting.
+    /// Connects over the given streams and reads the greeting. Waits as long as the
+    /// streams do (no deadline): see [`StreamBar::connect_socket`].
     pub fn connect(rd: Box<dyn Read + Send>, wr: Box<dyn Write + Send>) -> io::Result<Self> {
-        let mut rd = BufReader::new(rd);
+        let mut bar = StreamBar {
+            rd: BufReader::new(rd),
+            wr: BufWriter::new(wr),
+            bar_size: 0,
+            child: None,
+            socket: None,
+            deadline: None,
+            broken: None,
+        };
+        bar.greet()?;
+        Ok(bar)
+    }
+
+    /// Connects over a socket and reads the greeting; every wait for a byte of the greeting
+    /// or of a reply (and every blocked send) fails after `deadline`.
+    pub fn connect_socket(socket: UnixStream, deadline: Duration) -> io::Result<Self> {
+        let (rd, wr) = (socket.try_clone()?, socket.try_clone()?);
+        let mut bar = StreamBar {
+            rd: BufReader::new(Box::new(rd)),
+            wr: BufWriter::new(Box::new(wr)),
+            bar_size: 0,
+            child: None,
+            socket: Some(socket),
+            deadline: None,
+            broken: None,
+        };
+        bar.set_deadline(deadline)?;
+        bar.greet().map_err(|e| match stalled(&e) {
+            true => io::Error::new(
+                e.kind(),
+                format!("the service stopped answering: no greeting within {deadline:?}"),
+            ),
+            false => e,
+        })?;
+        Ok(bar)
+    }
+
+    /// Spawns `cmd` with its stdin and stdout on a socket pair, connects to it with
+    /// [`DEFAULT_DEADLINE`]. Its stderr is inherited, so the service's own progress and
+    /// errors reach the user.
+    pub fn spawn(cmd: Command) -> io::Result<Self> {
+        Self::spawn_with_deadline(cmd, DEFAULT_DEADLINE)
+    }
+
+    /// [`StreamBar::spawn`] with another deadline.
+    pub fn spawn_with_deadline(mut cmd: Command, deadline: Duration) -> io::Result<Self> {
+        let (ours, theirs) = UnixStream::pair()?;
+        cmd.stdin(Stdio::from(OwnedFd::from(theirs.try_clone()?)))
+            .stdout(Stdio::from(OwnedFd::from(theirs)))
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn()?;
+        // Close our copies of the service's end, so its exit reads as the end of the stream.
+        drop(cmd);
+        match Self::connect_socket(ours, deadline) {
+            Ok(mut bar) => {
+                bar.child = Some(child);
+                Ok(bar)
+            }
+            Err(e) => Err(io::Error::new(e.kind(), greeting_fault(&mut child, &e))),
+        }
+    }
+
+    /// Sets how long any wait for the service may last (at least one millisecond); only
+    /// connections made by [`StreamBar::connect_socket`] or [`StreamBar::spawn`] have one.
+    pub fn set_deadline(&mut self, deadline: Duration) -> io::Result<()> {
+        let d = deadline.max(Duration::from_millis(1));
+        if let Some(s) = &self.socket {
+            s.set_read_timeout(Some(d))?;
+            s.set_write_timeout(Some(d))?;
+            self.deadline = Some(d);
+        }
+        Ok(())
+    }
+
+    /// Reads the greeting and the BAR size.
+    fn greet(&mut self) -> io::Result<()> {
         let mut magic = [0u8; 8];
-        rd.read_exact(&mut magic)?;
+        self.rd.read_exact(&mut magic)?;
         if &magic != MAGIC {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -168,70 +353,96 @@ impl StreamBar {
             ));
         }
         let mut size = [0u8; 8];
-        rd.read_exact(&mut size)?;
-        Ok(StreamBar { rd, wr: BufWriter::new(wr), bar_size: u64::from_le_bytes(size), child: None })
-    }
-
-    /// Spawns `cmd` with piped stdin/stdout and connects to it. Its stderr is inherited, so
-    /// the service's own progress and errors reach the user.
-    pub fn spawn(mut cmd: Command) -> io::Result<Self> {
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
-        let (out, inp) = (child.stdout.take().expect("piped"), child.stdin.take().expect("piped"));
-        let mut bar = Self::connect(Box::new(out), Box::new(inp)).map_err(|e| match e.kind() {
-            io::ErrorKind::UnexpectedEof => {
-                let status = child.wait().map(|s| s.to_string()).unwrap_or_else(|_| "unknown status".into());
-                io::Error::new(
-                    e.kind(),
-                    format!("the service exited before greeting ({status}); its own error is above"),
-                )
-            }
-            _ => e,
-        })?;
-        bar.child = Some(child);
-        Ok(bar)
+        self.rd.read_exact(&mut size)?;
+        self.bar_size = u64::from_le_bytes(size);
+        Ok(())
     }
 
     /// Runs a service command and returns its answer.
     pub fn command(&mut self, line: &str) -> Result<String, AccessError> {
-        let io = |what: &str| {
-            let what = format!("simulator service: {what} `{line}`");
-            move |source| AccessError::Io { what, source }
-        };
-        self.wr.write_all(b"c").map_err(io("sending"))?;
-        write_text(&mut self.wr, line).map_err(io("sending"))?;
-        self.wr.flush().map_err(io("sending"))?;
-        let ok = self.status().map_err(io("reading the answer to"))?;
-        let text = read_text(&mut self.rd).map_err(io("reading the answer to"))?;
-        if ok {
-            Ok(text)
-        } else {
-            Err(AccessError::Command { line: line.to_string(), message: text })
+        let doing = format!("running `{line}`");
+        self.check()?;
+        let mut req = vec![b'c'];
+        write_text(&mut req, line).expect("writing to a Vec");
+        let r = self.send(&req).and_then(|_| {
+            let ok = self.status()? == status::OK;
+            if !ok {
+                read_u32(&mut self.rd)?;
+            }
+            Ok((ok, read_text(&mut self.rd)?))
+        });
+        match r {
+            Ok((true, text)) => Ok(text),
+            Ok((false, message)) => Err(AccessError::Command { line: line.to_string(), message }),
+            Err(e) => Err(self.fault(&doing, e)),
         }
     }
 
-    /// Reads the status byte: true for OK; false (with the offset word consumed) otherwise.
-    fn status(&mut self) -> io::Result<bool> {
-        let mut s = [0u8; 1];
-        self.rd.read_exact(&mut s)?;
-        if s[0] == status::OK {
-            return Ok(true);
+    /// Fails at once when an earlier request broke the connection.
+    fn check(&self) -> Result<(), AccessError> {
+        match &self.broken {
+            Some(why) => {
+                Err(AccessError::Io { what: why.clone(), source: io::Error::other("connection out of step") })
+            }
+            None => Ok(()),
         }
-        read_u32(&mut self.rd)?;
-        Ok(false)
+    }
+
+    fn send(&mut self, req: &[u8]) -> io::Result<()> {
+        self.wr.write_all(req)?;
+        self.wr.flush()
+    }
+
+    /// Reads a reply's status byte, skipping the keepalives before it.
+    fn status(&mut self) -> io::Result<u8> {
+        let mut s = [status::BUSY];
+        while s[0] == status::BUSY {
+            self.rd.read_exact(&mut s)?;
+        }
+        Ok(s[0])
+    }
+
+    /// Names a transport failure: the service stopped answering, exited (with its status
+    /// or signal), or the connection failed otherwise; the connection is unusable after it.
+    fn fault(&mut self, doing: &str, source: io::Error) -> AccessError {
+        let what = if stalled(&source) {
+            let d = self.deadline.unwrap_or_default();
+            format!("the simulator service stopped answering: nothing for {d:?} while {doing}")
+        } else if ended(&source) {
+            let how = match self.child.as_mut().and_then(|c| wait_exit(c, EXIT_GRACE)) {
+                Some(st) => exit_text(st),
+                None => "closed the connection".to_string(),
+            };
+            format!("the simulator service {how} while {doing}")
+        } else {
+            format!("simulator service connection failed while {doing}")
+        };
+        self.broken = Some(what.clone());
+        AccessError::Io { what, source }
     }
 
     fn request(&mut self, req: &[u8], payload: &mut [u8]) -> Result<(), AccessError> {
-        let io = |source| AccessError::Io { what: "simulator service connection".into(), source };
-        self.wr.write_all(req).map_err(io)?;
-        self.wr.flush().map_err(io)?;
-        let mut s = [0u8; 1];
-        self.rd.read_exact(&mut s).map_err(io)?;
-        if s[0] == status::OK {
-            return self.rd.read_exact(payload).map_err(io);
-        }
-        let off = read_u32(&mut self.rd).map_err(io)?;
-        let msg = read_text(&mut self.rd).map_err(io)?;
-        Err(match s[0] {
+        self.check()?;
+        let doing = match req[0] {
+            b'r' => "reading a register",
+            b'w' => "writing a register",
+            _ => "reading a block of registers",
+        };
+        let r = self.send(req).and_then(|_| {
+            let s = self.status()?;
+            if s == status::OK {
+                return self.rd.read_exact(payload).map(|_| Ok(()));
+            }
+            let off = read_u32(&mut self.rd)?;
+            let msg = read_text(&mut self.rd)?;
+            Ok(Err((s, off, msg)))
+        });
+        let (s, off, msg) = match r {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(failed)) => failed,
+            Err(e) => return Err(self.fault(doing, e)),
+        };
+        Err(match s {
             status::DEVICE_GONE => AccessError::DeviceGone { offset: off },
             status::MISALIGNED => AccessError::Misaligned { offset: off as u64 },
             status::OUT_OF_RANGE => AccessError::OutOfRange {
@@ -241,6 +452,56 @@ impl StreamBar {
             },
             _ => AccessError::Io { what: "simulated device".into(), source: io::Error::other(msg) },
         })
+    }
+}
+
+/// A wait that reached its deadline (a socket read timeout is `WouldBlock` on Linux).
+fn stalled(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+}
+
+/// The other end went away.
+fn ended(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// The child's exit status, if it exits within `grace`.
+fn wait_exit(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    let end = Instant::now() + grace;
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return Some(st),
+            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
+    }
+}
+
+/// "exited with status 3" or "was killed (signal: 9 (SIGKILL))".
+fn exit_text(st: ExitStatus) -> String {
+    match st.code() {
+        Some(c) => format!("exited with status {c}"),
+        None => format!("was killed ({st})"),
+    }
+}
+
+/// Why a spawned service's greeting failed; a stalled service is killed and reaped.
+fn greeting_fault(child: &mut Child, e: &io::Error) -> String {
+    if stalled(e) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return e.to_string();
+    }
+    match wait_exit(child, EXIT_GRACE) {
+        Some(st) => format!("the service {} before greeting; its own error is above", exit_text(st)),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            format!("the service did not greet: {e}")
+        }
     }
 }
 
@@ -283,11 +544,18 @@ impl RegisterAccess for StreamBar {
 }
 
 impl Drop for StreamBar {
-    /// Asks the service to quit and reaps it.
+    /// Asks the service to quit and reaps it; one that does not exit in time is killed.
     fn drop(&mut self) {
-        let _ = self.wr.write_all(b"q").and_then(|_| self.wr.flush());
+        if self.broken.is_none() {
+            let _ = self.send(b"q");
+        }
         if let Some(mut c) = self.child.take() {
-            let _ = c.wait();
+            // A service that broke the connection is stuck or gone: no grace for it.
+            let grace = if self.broken.is_some() { Duration::ZERO } else { EXIT_GRACE };
+            if wait_exit(&mut c, grace).is_none() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
         }
     }
 }

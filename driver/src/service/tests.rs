@@ -5,6 +5,7 @@ use crate::readout::{read_snapshot, ReadoutConfig};
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::regs::layout::FirmwareInfo;
 use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
 
 /// A small emulated device served on one end of a socket pair, the client on the other.
 fn connected() -> (StreamBar, std::thread::JoinHandle<EmulatedNic>) {
@@ -55,4 +56,107 @@ fn a_wrong_greeting_is_refused() {
     b.write_all(b"HELLO!!!\0\0\0\0\0\0\0\0").unwrap();
     let err = StreamBar::connect(Box::new(a.try_clone().unwrap()), Box::new(a)).err().unwrap();
     assert!(err.to_string().contains("SNICSIM1"));
+}
+
+/// The greeting of a fake service with a 4 KiB BAR, as `printf` text.
+const GREETING: &str = r"SNICSIM1\000\020\000\000\000\000\000\000";
+
+/// A deadline short enough for tests; a hang would take the fake services' 30 s.
+const SHORT: Duration = Duration::from_millis(300);
+
+fn fake(script: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(script);
+    c
+}
+
+/// Runs `f` and checks it returned well within the fake services' 30 s sleep.
+fn quickly<T>(f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let r = f();
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
+    r
+}
+
+#[test]
+fn a_silent_service_fails_the_greeting_in_time() {
+    let err = quickly(|| StreamBar::spawn_with_deadline(fake("sleep 30"), SHORT).err().unwrap());
+    assert!(err.to_string().contains("stopped answering: no greeting within 300ms"), "{err}");
+}
+
+#[test]
+fn half_a_greeting_fails_in_time() {
+    let err =
+        quickly(|| StreamBar::spawn_with_deadline(fake("printf SNICS; sleep 30"), SHORT).err().unwrap());
+    assert!(err.to_string().contains("stopped answering"), "{err}");
+}
+
+#[test]
+fn a_service_that_stops_after_greeting_fails_each_request_in_time() {
+    let mut bar =
+        StreamBar::spawn_with_deadline(fake(&format!("printf '{GREETING}'; sleep 30")), SHORT).unwrap();
+    assert_eq!(bar.bar_size(), 0x1000);
+    let err = quickly(|| bar.read32(0).unwrap_err()).to_string();
+    assert!(err.contains("stopped answering: nothing for 300ms while reading a register"), "{err}");
+    // The stream is out of step now: later requests fail at once with the same reason.
+    let err = quickly(|| bar.command("packets").unwrap_err()).to_string();
+    assert!(err.contains("stopped answering"), "{err}");
+    quickly(|| drop(bar));
+}
+
+#[test]
+fn a_killed_service_is_named_as_killed() {
+    let script = format!("printf '{GREETING}'; kill -9 $$");
+    let mut bar = StreamBar::spawn_with_deadline(fake(&script), SHORT).unwrap();
+    let err = quickly(|| bar.command("replay 10").unwrap_err()).to_string();
+    assert!(err.contains("was killed") && err.contains("SIGKILL"), "{err}");
+    assert!(err.contains("while running `replay 10`"), "{err}");
+}
+
+#[test]
+fn an_exiting_service_is_named_with_its_status() {
+    let mut bar =
+        StreamBar::spawn_with_deadline(fake(&format!("printf '{GREETING}'; exit 3")), SHORT).unwrap();
+    let err = quickly(|| bar.read32(4).unwrap_err()).to_string();
+    assert!(err.contains("exited with status 3"), "{err}");
+    let err = StreamBar::spawn_with_deadline(fake("printf SNIC; exit 7"), SHORT).err().unwrap().to_string();
+    assert!(err.contains("exited with status 7 before greeting"), "{err}");
+}
+
+/// An emulated device whose `slow` command takes longer than the client's deadline.
+struct Slow(EmulatedNic);
+
+impl RegisterAccess for Slow {
+    fn bar_size(&self) -> u64 {
+        self.0.bar_size()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        self.0.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        self.0.write32(offset, value)
+    }
+}
+
+impl Served for Slow {
+    fn command(&mut self, line: &str) -> Result<String, String> {
+        std::thread::sleep(4 * SHORT);
+        Ok(format!("done {line}"))
+    }
+}
+
+#[test]
+fn a_long_request_stays_alive_past_the_deadline() {
+    let (a, b) = UnixStream::pair().unwrap();
+    let t = TowerGeometry::from_widths_depths(&[(8, 64)]);
+    let s = SuMaxGeometry::with_depth(1, 8);
+    let server = std::thread::spawn(move || {
+        let mut dev = Slow(EmulatedNic::new(FirmwareInfo::default(), &t, &s));
+        serve(&mut dev, b.try_clone().unwrap(), b).unwrap();
+    });
+    let mut bar = StreamBar::connect_socket(a, 2 * SHORT).unwrap();
+    assert_eq!(bar.command("slow").unwrap(), "done slow", "keepalives carried the request");
+    assert_eq!(bar.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
+    drop(bar);
+    server.join().unwrap();
 }

@@ -95,6 +95,5 @@ fn run() -> Result<(), String> {
     let mut nic = SimNic::new()?;
     nic.record_sketched(false);
     let mut svc = Service { nic, frames, is_ip, next: 0, sent_ip: 0 };
-    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-    serve(&mut svc, stdin.lock(), stdout.lock()).map_err(|e| format!("service connection: {e}"))
+    serve(&mut svc, std::io::stdin().lock(), std::io::stdout()).map_err(|e| format!("service connection: {e}"))
 }
