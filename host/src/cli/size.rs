@@ -1,7 +1,15 @@
 //! Sizes and durations on the command line: `600KB` (10^3, as the papers count), `2MiB`
 //! (2^20), `5s`, `500ms`.
 
-/// Parses `123`, `600K`, `600KB`, `2M`, `2MB`, `64KiB`, `2MiB` into bytes.
+/// Largest size [`parse_bytes`] accepts: 1 GiB. Sizes on the command line are sketch
+/// memories (`--memory`), allocated up front; the NIC's whole block RAM is a few MB and the
+/// papers' settings are at most a few MB, so 1 GiB leaves ample room while keeping a typo
+/// (`600000MB`) from ending in an allocation failure, which aborts the process, or in
+/// array depths that no longer fit the geometry's 32 bits.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// Parses `123`, `600K`, `600KB`, `2M`, `2MB`, `64KiB`, `2MiB` into bytes, at most
+/// [`MAX_BYTES`].
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -15,7 +23,14 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "mib" => 1 << 20,
         _ => return Err(format!("unknown size unit `{unit}` (use B, KB, KiB, MB or MiB)")),
     };
-    n.checked_mul(mult).filter(|&b| b > 0).ok_or_else(|| format!("size `{s}` out of range"))
+    let bytes = n.checked_mul(mult).filter(|&b| b > 0).ok_or_else(|| format!("size `{s}` out of range"))?;
+    if bytes > MAX_BYTES {
+        return Err(format!(
+            "size `{s}` ({bytes} bytes) is above the limit of 1 GiB ({MAX_BYTES} bytes, `1024MiB`) \
+             of sketch memory"
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Parses `500ms`, `5s`, `2m` into a duration.
@@ -56,5 +71,17 @@ mod tests {
         assert!(parse_bytes("0").is_err());
         assert!(parse_bytes("12XB").is_err());
         assert!(parse_bytes("KB").is_err());
+    }
+
+    /// `--memory` is bounded: sizes above 1 GiB are refused with the limit in the message
+    /// (they used to reach the allocator and abort the process).
+    #[test]
+    fn sizes_are_bounded() {
+        assert_eq!(parse_bytes("1024MiB"), Ok(super::MAX_BYTES));
+        for big in ["1025MiB", "1073741825", "600000MB", "18446744073709551615"] {
+            let e = parse_bytes(big).unwrap_err();
+            assert!(e.contains("above the limit of 1 GiB"), "{big}: {e}");
+        }
+        assert!(parse_bytes("99999999999999999999").unwrap_err().contains("not a size"));
     }
 }
