@@ -162,7 +162,7 @@ fn section(sketch: &AnySketch, candidates: Option<&[FlowKey]>, args: &ReportArgs
                         flow: k.to_string(),
                         packets: n,
                         delay_hist: Some(e.delay_hist),
-                        max_interarrival_ns: Some(e.max_interval * sumax::time_unit_ns(s)),
+                        max_interarrival_ns: Some(sumax::units_to_ns(s.geometry(), e.max_interval)),
                     }
                 }
                 _ => {

@@ -16,7 +16,7 @@ use crate::arith::DelayBins;
 use crate::metrics;
 use crate::sketch::cell::{value, INF};
 use crate::sketch::{SuMax, SuMaxEstimate};
-use smartnic_contract::geometry::{marker, sumax_cell};
+use smartnic_contract::geometry::{marker, sumax_cell, SuMaxGeometry};
 use smartnic_contract::FlowKey;
 
 /// The delay binner of a SuMax geometry (the same rule the sketch bins packets with).
@@ -91,14 +91,27 @@ pub fn delay_wmre(truth: &[u64], est: &[u64]) -> f64 {
     metrics::wmre(&norm(truth), &norm(est))
 }
 
-/// Nanoseconds per SuMax time unit.
+/// Nanoseconds per SuMax time unit, `2^time_shift`.
 pub fn time_unit_ns(s: &SuMax) -> u64 {
-    1 << s.geometry().time_shift
+    unit_ns(s.geometry())
+}
+
+/// Nanoseconds per time unit of a geometry: `2^time_shift`, saturating at `u64::MAX` for a
+/// shift of 64 or more (a validated geometry never has one).
+pub fn unit_ns(g: &SuMaxGeometry) -> u64 {
+    1u64.checked_shl(g.time_shift as u32).unwrap_or(u64::MAX)
+}
+
+/// `units` time units in ns, saturating. A validated geometry keeps every time-cell value
+/// exact (`time_shift + time_width <= 64`); the saturation only keeps a wider value (a sum
+/// of cells, a caller's arithmetic) from wrapping to a small, wrong time.
+pub fn units_to_ns(g: &SuMaxGeometry, units: u64) -> u64 {
+    units.saturating_mul(unit_ns(g))
 }
 
 /// Maximum inter-arrival time of `key` in ns (time-unit resolution).
 pub fn max_interarrival_ns(s: &SuMax, key: &FlowKey) -> u64 {
-    s.query(key).max_interval * time_unit_ns(s)
+    units_to_ns(s.geometry(), s.query(key).max_interval)
 }
 
 /// Distance in time units between two time-cell values, modulo the cell width.
@@ -203,6 +216,22 @@ mod tests {
         assert_ne!(a, received_columns(1000, 0.3, 8));
         assert!(received_columns(10, 1.0, 1).iter().all(|&r| r));
         assert!((theorem_6_1_valid_rate(0.55, 3) - 0.908875).abs() < 1e-9);
+    }
+
+    /// Time units convert to ns exactly up to the largest cell value of every valid
+    /// geometry, and saturate beyond instead of overflowing (a debug-build panic before).
+    #[test]
+    fn time_units_never_overflow() {
+        let mut g = SuMaxGeometry::nic_default();
+        assert_eq!(units_to_ns(&g, 3), 3 << 10);
+        (g.time_width, g.time_shift) = (2, 62);
+        g.validate().unwrap();
+        assert_eq!(units_to_ns(&g, 3), 3 << 62);
+        assert_eq!(units_to_ns(&g, 4), u64::MAX);
+        (g.time_width, g.time_shift) = (32, 32);
+        assert_eq!(units_to_ns(&g, u32::MAX as u64), (u32::MAX as u64) << 32);
+        g.time_shift = 200;
+        assert_eq!((unit_ns(&g), units_to_ns(&g, 0), units_to_ns(&g, 1)), (u64::MAX, 0, u64::MAX));
     }
 
     #[test]
