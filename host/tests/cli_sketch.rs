@@ -117,3 +117,186 @@ fn mistakes_get_clear_errors() {
     assert_eq!(corrupt.status.code(), Some(1));
     assert!(!String::from_utf8_lossy(&corrupt.stderr).is_empty());
 }
+
+/// A software snapshot holding `sections` (epoch 0, 1000 packets).
+fn snapshot_file(path: &Path, sections: Vec<smartnic_driver::snapshot::Section>) {
+    let snap = Snapshot {
+        source: smartnic_contract::snapshot::source::SOFTWARE,
+        epoch: 0,
+        time_ns: 0,
+        firmware: Default::default(),
+        packets: 1000,
+        sections,
+    };
+    snap.write_file(path).unwrap();
+}
+
+#[test]
+fn diff_compares_what_the_counters_mean() {
+    use smartnic_contract::geometry::InsertMode;
+    use smartnic_driver::snapshot::Section;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, packets) = trace(dir.path(), 1_000);
+    let acu = library_sections(&packets);
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    snapshot_file(Path::new(&p("acu.snap")), acu.clone());
+    snapshot_file(Path::new(&p("same.snap")), acu.clone());
+    let same = smartnic(&["sketch", "diff", &p("acu.snap"), &p("same.snap")]);
+    assert!(same.status.success(), "{}", String::from_utf8_lossy(&same.stderr));
+
+    // The same counter bytes under the CM label, and a SuMax with another time unit.
+    let mut other = acu.clone();
+    let Section::Tower { mode, .. } = &mut other[0] else { panic!("tower first") };
+    *mode = InsertMode::Cm;
+    let Section::SuMax { geometry, .. } = &mut other[1] else { panic!("sumax second") };
+    geometry.time_shift += 1;
+    snapshot_file(Path::new(&p("cm.snap")), other);
+    let out = smartnic(&["sketch", "diff", &p("acu.snap"), &p("cm.snap")]);
+    assert_eq!(out.status.code(), Some(1), "an ACU and a CM snapshot are not equal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("insertion mode: acu vs cm"), "{text}");
+    assert!(text.contains("time shift: 10 vs 11"), "{text}");
+    assert!(!text.contains("equal, counter for counter"), "{text}");
+    let json = smartnic(&["sketch", "diff", &p("acu.snap"), &p("cm.snap"), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v[0]["equal"], false);
+    assert_eq!(v[0]["differing_bytes"], 0);
+    assert_eq!(v[1]["equal"], false);
+}
+
+/// A pcap of frames without a single IP packet: two ARP frames, a runt and an empty record.
+fn ip_free_trace(path: &Path) {
+    use smartnic::trace::frame::{ETHERTYPE_ARP, LINKTYPE_ETHERNET};
+    use smartnic::trace::pcap::PcapWriter;
+    let mut arp = vec![0xFFu8; 12];
+    arp.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+    arp.resize(60, 0);
+    let mut w = PcapWriter::new(Vec::new(), 65535, LINKTYPE_ETHERNET).unwrap();
+    for (ts, frame) in [(1_000, &arp[..]), (2_000, &arp[..8]), (3_000, &arp[..]), (4_000, &[][..])] {
+        w.write(ts, frame.len() as u32, frame).unwrap();
+    }
+    std::fs::write(path, w.into_inner().unwrap()).unwrap();
+}
+
+#[test]
+fn run_and_eval_agree_on_a_trace_without_ip_packets() {
+    let dir = tempfile::tempdir().unwrap();
+    let pcap = dir.path().join("arp.pcap");
+    ip_free_trace(&pcap);
+    let pcap = pcap.to_str().unwrap();
+    let out_dir = dir.path().join("epochs");
+    let out_dir = out_dir.to_str().unwrap();
+    let run = smartnic(&["sketch", "run", "--trace", pcap, "--epoch-packets", "10", "-o", out_dir, "--json"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        (r["packets"].as_u64(), r["non_ip"].as_u64(), r["malformed"].as_u64()),
+        (Some(0), Some(2), Some(2))
+    );
+    let s = Snapshot::read_file(&Path::new(out_dir).join("epoch-000000.snap")).unwrap();
+    assert_eq!((s.epoch, s.packets), (0, 0));
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(Path::new(out_dir).join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["complete"], true);
+    assert_eq!(m["epochs"].as_array().unwrap().len(), 1);
+
+    let eval = smartnic(&["eval", "--trace", pcap, "--sketch", "cm", "--memory", "10KB", "--json"]);
+    assert!(eval.status.success(), "eval on an IP-free trace: {}", String::from_utf8_lossy(&eval.stderr));
+    let e: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+    assert_eq!((e["packets"].as_u64(), e["flows"].as_u64()), (Some(0), Some(0)));
+    assert_eq!((e["non_ip"].as_u64(), e["malformed"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(e["rows"].as_array().map(Vec::len), Some(0));
+    let text = smartnic(&["eval", "--trace", pcap, "--sketch", "cm", "--memory", "10KB"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("nothing to score"));
+}
+
+#[test]
+fn run_and_eval_read_21_byte_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = GenConfig { seed: 5, packets: 3_000, flows: 300, ..GenConfig::default() };
+    let records = dir.path().join("t.dat");
+    generate_files(&cfg, &dir.path().join("t.pcap"), &dir.path().join("t.json"), Some(&records)).unwrap();
+    let mut r = PacketReader::open_as(&records, smartnic::trace::Format::Records).unwrap();
+    let mut packets = Vec::new();
+    while let Some(p) = r.next_packet().unwrap() {
+        packets.push(p);
+    }
+    assert_eq!(packets.len(), 3_000);
+    let (records, snap) = (records.to_str().unwrap(), dir.path().join("r.snap"));
+    let snap_s = snap.to_str().unwrap();
+
+    // Without the flag the error names the flag, and the flag is accepted.
+    let plain = smartnic(&["sketch", "run", "--trace", records, "-o", snap_s]);
+    assert_eq!(plain.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("--format records"));
+    let run = smartnic(&["sketch", "run", "--trace", records, "--format", "records", "-o", snap_s]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let s = Snapshot::read_file(&snap).unwrap();
+    assert_eq!(s.packets, 3_000);
+    assert_eq!(s.sections, library_sections(&packets));
+
+    let eval = smartnic(&[
+        "eval",
+        "--trace",
+        records,
+        "--format",
+        "records",
+        "--truth",
+        dir.path().join("t.json").to_str().unwrap(),
+        "--sketch",
+        "cm",
+        "--memory",
+        "20KB",
+        "--tasks",
+        "size",
+        "--json",
+    ]);
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    let e: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+    assert_eq!(e["packets"], 3_000);
+    assert_eq!(e["rows"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn only_a_complete_epoch_run_leaves_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pcap, _) = trace(dir.path(), 5_000);
+    let out_dir = dir.path().join("epochs");
+    let run = |trace: &str, out: &Path| {
+        smartnic(&["sketch", "run", "--trace", trace, "--epoch-packets", "1000", "-o", out.to_str().unwrap()])
+    };
+    let good = run(&pcap, &out_dir);
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    let manifest = out_dir.join("manifest.json");
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    assert_eq!(m["complete"], true);
+    assert_eq!((m["packets"].as_u64(), m["epoch_packets"].as_u64()), (Some(5_000), Some(1_000)));
+    let epochs = m["epochs"].as_array().unwrap();
+    assert_eq!(epochs.len(), 5);
+    for (e, entry) in epochs.iter().enumerate() {
+        assert_eq!(entry["file"], format!("epoch-{e:06}.snap"));
+        assert_eq!(entry["packets"], 1_000);
+        assert!(out_dir.join(entry["file"].as_str().unwrap()).exists());
+    }
+    assert!(!out_dir.join("manifest.json.partial").exists());
+
+    // The same trace cut in the middle of its records: the epochs before the cut are
+    // written, the run fails, and no manifest says the set is whole.
+    let bytes = std::fs::read(&pcap).unwrap();
+    let cut = dir.path().join("cut.pcap");
+    std::fs::write(&cut, &bytes[..bytes.len() * 7 / 10 + 3]).unwrap();
+    let cut = cut.to_str().unwrap();
+    let fresh = dir.path().join("fresh");
+    let bad = run(cut, &fresh);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("truncated"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    assert!(fresh.join("epoch-000002.snap").exists());
+    assert!(!fresh.join("manifest.json").exists(), "a failed run left a manifest");
+    // Nor does the manifest of an earlier, complete run in the same directory survive.
+    assert_eq!(run(cut, &out_dir).status.code(), Some(1));
+    assert!(!manifest.exists(), "a failed run kept the previous run's manifest");
+}

@@ -13,7 +13,7 @@ use super::progress::bar;
 use super::size::parse_bytes;
 use crate::eval::{self, plot, EvalConfig, EvalRow, GroundTruth, Task, TraceData};
 use crate::sketch::SketchKind;
-use crate::trace::Truth;
+use crate::trace::{Format, Truth};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -23,15 +23,22 @@ Examples:
       all seven sketches at 300KB, 600KB, 900KB, every task
   smartnic eval --trace t.pcap --sketch tower-cu,cu --memory 100KB,200KB --tasks size,heavy
   smartnic eval --trace t.pcap --plot acc.svg --csv > acc.csv
+  smartnic eval --trace t.dat --format records        the papers' 21-byte records
+
+A trace without IP packets has nothing to score: 0 packets, 0 flows and no rows.
 
 Metrics: size_are/size_aae (flow size), hh_f1/hh_pr/hh_rr/hh_are (heavy hitters), hc_f1
 (heavy changes between the trace's two halves), dist_wmre (MRAC distribution), entropy_re,
 card_re (linear counting), and for SuMax delay_wmre, iat_are, last_aae_us and the partial
 reconstruction p55_/p80_valid and _are. A dash means the sketch cannot answer that task.")]
 pub struct EvalArgs {
-    /// Input trace: pcap, pcapng or 21-byte records.
+    /// Input trace: pcap or pcapng (recognised by magic), or 21-byte records with
+    /// --format records.
     #[arg(long, short)]
     pub trace: PathBuf,
+    /// Trace format; `auto` recognises pcap and pcapng by their magic.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
     /// Ground-truth JSON of the trace [default: TRACE.truth.json when it exists]; checked
     /// against the trace. Without it the exact answers come from the trace alone.
     #[arg(long)]
@@ -79,6 +86,9 @@ pub struct EvalArgs {
 struct EvalReport {
     trace: String,
     packets: u64,
+    /// Frames of the trace that were not IP packets (not scored).
+    non_ip: u64,
+    malformed: u64,
     flows: usize,
     hh_threshold: u64,
     hc_threshold: u64,
@@ -98,10 +108,7 @@ fn truth_path(args: &EvalArgs) -> Option<PathBuf> {
 
 pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
     let start = Instant::now();
-    let data = TraceData::load(&args.trace)?;
-    if data.is_empty() {
-        anyhow::bail!("{} holds no IP packets", args.trace.display());
-    }
+    let (data, counts) = TraceData::load_as(&args.trace, args.format)?;
     let truth = GroundTruth::from_data(&data);
     match truth_path(&args) {
         Some(p) => {
@@ -122,10 +129,18 @@ pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
         seed: args.seed,
         sumax_size_only: args.sumax_size_only,
     };
-    let pb = bar(Some(cfg.total_packets(data.len() as u64)), "evaluating");
-    let rows = eval::run(&data, &truth, &cfg, &mut |n| pb.inc(n));
-    pb.finish_and_clear();
-    if let Some(p) = &args.plot {
+    // Without packets there is nothing to score: no rows (and no plot).
+    let rows = if data.is_empty() {
+        Vec::new()
+    } else {
+        let pb = bar(Some(cfg.total_packets(data.len() as u64)), "evaluating");
+        let rows = eval::run(&data, &truth, &cfg, &mut |n| pb.inc(n));
+        pb.finish_and_clear();
+        rows
+    };
+    if data.is_empty() && args.plot.is_some() {
+        eprintln!("note: no plot: {} holds no IP packets", args.trace.display());
+    } else if let Some(p) = &args.plot {
         let cols = eval::metric_columns(&rows);
         plot::plot(&rows, &cols, p)?;
         eprintln!("plot written to {}", p.display());
@@ -133,6 +148,8 @@ pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
     let report = EvalReport {
         trace: args.trace.display().to_string(),
         packets: truth.packets,
+        non_ip: counts.non_ip,
+        malformed: counts.malformed,
         flows: truth.cardinality(),
         hh_threshold: cfg.hh_threshold,
         hc_threshold: cfg.hc_threshold,
@@ -150,9 +167,12 @@ pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{}: {} packets, {} flows, {} heavy hitters (> {}), {} heavy changes (> {}), entropy {:.4} bits",
+        "{}: {} packets ({} non-IP, {} malformed frames skipped), {} flows, {} heavy hitters (> {}), \
+         {} heavy changes (> {}), entropy {:.4} bits",
         report.trace,
         report.packets,
+        report.non_ip,
+        report.malformed,
         report.flows,
         report.true_heavy_hitters,
         report.hh_threshold,
@@ -160,6 +180,10 @@ pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
         report.hc_threshold,
         report.true_entropy
     );
+    if report.rows.is_empty() {
+        println!("nothing to score: the trace holds no IP packets");
+        return Ok(());
+    }
     print!("{}", table(&report.rows));
     for r in &report.rows {
         for n in &r.notes {

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 pub mod demo;
 pub mod device;
 pub mod eval;
+pub mod manifest;
 pub mod progress;
 pub mod report;
 pub mod sim;

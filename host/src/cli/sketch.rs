@@ -1,28 +1,35 @@
 //! `smartnic sketch run|query`: software sketches over a trace, and snapshot queries.
 
+use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use super::size::parse_bytes;
 use crate::sketch::snapshot::{from_section, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
-use crate::trace::PacketReader;
+use crate::trace::{Format, PacketReader};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::FlowKey;
-use smartnic_driver::snapshot::Snapshot;
+use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Subcommand)]
 pub enum SketchCmd {
     /// Feed a trace into software sketches and write their counters as snapshot files.
-    #[command(after_help = "\
+    #[command(after_help = concat!("\
 Examples:
   smartnic sketch run --trace t.pcap -o t.snap
       TowerSketch (approximate CU) + SuMax at the NIC's geometry: the software twin of the
       hardware, counter for counter.
   smartnic sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap
   smartnic sketch run --trace t.pcap --epoch-packets 100000 -o epochs/
-      one snapshot per 100k packets: epochs/epoch-000000.snap, ...")]
+      one snapshot per 100k IP packets: epochs/epoch-000000.snap, ...
+  smartnic sketch run --trace t.dat --format records -o t.snap
+      the papers' 21-byte records (13-byte key + timestamp)
+
+A trace without IP packets gives one snapshot of epoch 0 with 0 packets.
+", manifest::help!()))]
     Run(RunArgs),
     /// Compare the counters of two snapshot files, sketch by sketch (e.g. a simulated or
     /// hardware readout against `sketch run` over the same packets). Exit status 1 when
@@ -38,16 +45,21 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Input trace: pcap, pcapng or the 21-byte record format (by content).
+    /// Input trace: pcap or pcapng (recognised by magic), or 21-byte records with
+    /// --format records.
     #[arg(long, short)]
     pub trace: PathBuf,
+    /// Trace format; `auto` recognises pcap and pcapng by their magic.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
     /// Sketches to run (repeat the flag). Default: tower-acu and sumax, the NIC's pair.
     #[arg(long = "sketch", value_enum)]
     pub sketches: Vec<SketchKind>,
     /// Counter memory per sketch (e.g. 600KB, 2MiB). Default: the NIC's geometry.
     #[arg(long, value_parser = parse_bytes)]
     pub memory: Option<u64>,
-    /// Start a new epoch every N packets; the output is then a directory of snapshots.
+    /// Start a new epoch every N IP packets; the output is then a directory of snapshots
+    /// and their manifest.
     #[arg(long)]
     pub epoch_packets: Option<u64>,
     /// Snapshot file (or directory with --epoch-packets).
@@ -131,8 +143,9 @@ fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     if epochs.is_some() {
         std::fs::create_dir_all(&args.output)
             .with_context(|| format!("cannot create output directory {}", args.output.display()))?;
+        manifest::remove_stale(&args.output)?;
     }
-    let mut reader = PacketReader::open(&args.trace)
+    let mut reader = PacketReader::open_as(&args.trace, args.format)
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let start = std::time::Instant::now();
     let pb = bar(None, "sketching");
@@ -172,6 +185,9 @@ fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         seconds: start.elapsed().as_secs_f64(),
         snapshots: out,
     };
+    if let Some(per) = epochs {
+        manifest::write(&args.output, &run_manifest(&report, per))?;
+    }
     if json {
         return super::print_json(&report);
     }
@@ -183,6 +199,27 @@ fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         println!("epoch {:>4}: {:>10} packets -> {}", s.epoch, s.packets, s.path);
     }
     Ok(())
+}
+
+/// The manifest of a complete `--epoch-packets` run.
+fn run_manifest(r: &RunReport, epoch_packets: u64) -> Manifest {
+    Manifest {
+        complete: true,
+        trace: r.trace.clone(),
+        epoch_packets,
+        packets: r.packets,
+        non_ip: r.non_ip,
+        malformed: r.malformed,
+        epochs: r
+            .snapshots
+            .iter()
+            .map(|s| EpochEntry {
+                file: manifest::file_name(Path::new(&s.path)),
+                epoch: s.epoch,
+                packets: s.packets,
+            })
+            .collect(),
+    }
 }
 
 /// Writes the current counters as epoch `epoch`'s snapshot and clears them.
@@ -259,9 +296,71 @@ fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
 #[derive(Debug, Serialize)]
 struct SectionDiff {
     sketch: String,
-    /// Packed counter bytes that differ; `null` when the geometries differ.
+    /// What differs in the section's description (insertion mode, geometry, hash
+    /// parameters, time unit, delay bins): each changes what the counters mean.
+    header: Vec<String>,
+    /// Packed counter bytes that differ; `null` when the counter layouts differ.
     differing_bytes: Option<u64>,
     equal: bool,
+}
+
+/// One `name: a vs b` line when `a != b`.
+fn field<T: PartialEq + std::fmt::Debug>(out: &mut Vec<String>, name: &str, a: T, b: T) {
+    if a != b {
+        out.push(format!("{name}: {a:?} vs {b:?}"));
+    }
+}
+
+/// How two TowerSketch descriptions differ.
+fn tower_header(ga: &TowerGeometry, ma: InsertMode, gb: &TowerGeometry, mb: InsertMode) -> Vec<String> {
+    let mut out = Vec::new();
+    if ma != mb {
+        out.push(format!("insertion mode: {} vs {}", ma.name(), mb.name()));
+    }
+    field(&mut out, "arrays", ga.arrays.len(), gb.arrays.len());
+    for (i, (a, b)) in ga.arrays.iter().zip(&gb.arrays).enumerate() {
+        field(&mut out, &format!("array {i} width"), a.width, b.width);
+        field(&mut out, &format!("array {i} depth"), a.depth, b.depth);
+        field(&mut out, &format!("array {i} hash"), a.hash, b.hash);
+    }
+    out
+}
+
+/// How two SuMax descriptions differ.
+fn sumax_header(a: &SuMaxGeometry, b: &SuMaxGeometry) -> Vec<String> {
+    let mut out = Vec::new();
+    field(&mut out, "arrays", a.hashes.len(), b.hashes.len());
+    for (i, (x, y)) in a.hashes.iter().zip(&b.hashes).enumerate() {
+        field(&mut out, &format!("array {i} hash"), x, y);
+    }
+    field(&mut out, "depth", a.depth, b.depth);
+    field(&mut out, "size width", a.size_width, b.size_width);
+    field(&mut out, "delay cells", a.delay_cells, b.delay_cells);
+    field(&mut out, "delay width", a.delay_width, b.delay_width);
+    field(&mut out, "time width", a.time_width, b.time_width);
+    field(&mut out, "time shift", a.time_shift, b.time_shift);
+    field(&mut out, "delay bins", a.delay_bins, b.delay_bins);
+    out
+}
+
+/// Compares one pair of sections: their descriptions, then (when the counter layouts
+/// match) their counter bytes.
+fn diff_section(sa: &Section, sb: &Section) -> anyhow::Result<SectionDiff> {
+    let (name, header, same_layout, xa, xb) = match (sa, sb) {
+        (
+            Section::Tower { geometry: ga, mode: ma, arrays: xa },
+            Section::Tower { geometry: gb, mode: mb, arrays: xb },
+        ) => ("tower", tower_header(ga, *ma, gb, *mb), ga == gb, xa, xb),
+        (Section::SuMax { geometry: ga, arrays: xa }, Section::SuMax { geometry: gb, arrays: xb }) => {
+            ("sumax", sumax_header(ga, gb), ga == gb, xa, xb)
+        }
+        _ => bail!("section kinds differ: the snapshots hold different sketches"),
+    };
+    let differing = same_layout.then(|| {
+        xa.iter().zip(xb).map(|(p, q)| p.iter().zip(q).filter(|(x, y)| x != y).count() as u64).sum::<u64>()
+    });
+    let equal = header.is_empty() && differing == Some(0);
+    Ok(SectionDiff { sketch: name.into(), header, differing_bytes: differing, equal })
 }
 
 /// Compares sections of the same kind in order (the first Tower with the first Tower, ...).
@@ -269,39 +368,21 @@ fn diff(args: &DiffArgs, json: bool) -> anyhow::Result<()> {
     let read =
         |p: &PathBuf| Snapshot::read_file(p).with_context(|| format!("cannot use snapshot {}", p.display()));
     let (a, b) = (read(&args.a)?, read(&args.b)?);
-    let mut out = Vec::new();
-    for (sa, sb) in a.sections.iter().zip(&b.sections) {
-        use smartnic_driver::snapshot::Section::*;
-        let (name, same_geometry, xa, xb) = match (sa, sb) {
-            (Tower { geometry: ga, arrays: xa, .. }, Tower { geometry: gb, arrays: xb, .. }) => {
-                ("tower", ga == gb, xa, xb)
-            }
-            (SuMax { geometry: ga, arrays: xa }, SuMax { geometry: gb, arrays: xb }) => {
-                ("sumax", ga == gb, xa, xb)
-            }
-            _ => bail!("section kinds differ: the snapshots hold different sketches"),
-        };
-        let differing = same_geometry.then(|| {
-            xa.iter()
-                .zip(xb)
-                .map(|(p, q)| p.iter().zip(q).filter(|(x, y)| x != y).count() as u64)
-                .sum::<u64>()
-        });
-        out.push(SectionDiff {
-            sketch: name.into(),
-            differing_bytes: differing,
-            equal: differing == Some(0),
-        });
-    }
+    let out =
+        a.sections.iter().zip(&b.sections).map(|(x, y)| diff_section(x, y)).collect::<Result<Vec<_>, _>>()?;
     let all_equal = out.iter().all(|d| d.equal) && a.sections.len() == b.sections.len();
     if json {
         super::print_json(&out)?;
     } else {
         for d in &out {
+            for h in &d.header {
+                println!("{:<6} {h}", d.sketch);
+            }
             match d.differing_bytes {
-                Some(0) => println!("{:<6} equal, counter for counter", d.sketch),
+                Some(0) if d.header.is_empty() => println!("{:<6} equal, counter for counter", d.sketch),
+                Some(0) => println!("{:<6} counter bytes equal, but they mean different things", d.sketch),
                 Some(n) => println!("{:<6} {n} packed counter bytes differ", d.sketch),
-                None => println!("{:<6} geometries differ", d.sketch),
+                None => println!("{:<6} counter layouts differ", d.sketch),
             }
         }
         if a.packets != b.packets {

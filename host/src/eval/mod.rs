@@ -38,7 +38,7 @@ use crate::metrics::{self, Detection};
 use crate::sketch::{AnySketch, SketchKind, SuMax};
 use crate::tasks::heavy::{self, CandidateTable, TABLE_CAPACITY};
 use crate::tasks::{cardinality, distribution, entropy, flow_size, sumax as sumax_tasks, SizeDistribution};
-use crate::trace::{PacketReader, Truth};
+use crate::trace::{Counts, Format, PacketReader, Truth};
 use smartnic_contract::geometry::SuMaxGeometry;
 
 /// The packets of a trace as the sketches need them.
@@ -50,14 +50,21 @@ pub struct TraceData {
 }
 
 impl TraceData {
-    /// Reads every IP packet of a trace (pcap, pcapng or 21-byte records).
+    /// Reads every IP packet of a pcap or pcapng trace.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let mut r = PacketReader::open(path).with_context(|| format!("opening trace {}", path.display()))?;
+        Ok(Self::load_as(path, Format::Auto)?.0)
+    }
+
+    /// Reads every IP packet of a trace in `format` (21-byte records need
+    /// `Format::Records`), with the counts of the frames that were not IP packets.
+    pub fn load_as(path: &Path, format: Format) -> anyhow::Result<(Self, Counts)> {
+        let mut r = PacketReader::open_as(path, format)
+            .with_context(|| format!("opening trace {}", path.display()))?;
         let mut d = TraceData::default();
-        while let Some(p) = r.next_packet()? {
+        while let Some(p) = r.next_packet().with_context(|| format!("trace {}", path.display()))? {
             d.push(p.key, p.ts_ns, p.delay_ns());
         }
-        Ok(d)
+        Ok((d, r.counts()))
     }
 
     pub fn push(&mut self, key: FlowKey, ts_ns: u64, delay_ns: u64) {
