@@ -32,8 +32,9 @@
 //! Ethernet; up to two VLAN tags (0x8100, 0x88A8, 0x9100; a third is malformed); the
 //! telemetry shim (0x88B5, kind 1, at most 16 hops, no nested shim); IPv4 with options
 //! (version 4, IHL >= 5, total length >= header length) or IPv6 (the addresses folded by XOR
-//! of their four 32-bit words; extension headers 0, 43, 60, 44, 51 skipped, at most 8; a
-//! fragment header with a non-zero offset means ports 0); TCP (20 bytes, data offset >= 5)
+//! of their four 32-bit words; extension headers 0, 43, 60, 44, 51 skipped, at most 8; after
+//! a fragment header with a non-zero offset comes fragment data: its next header is the
+//! protocol, the ports are 0); TCP (20 bytes, data offset >= 5)
 //! and UDP (8 bytes) give the ports, other protocols ports 0. Transport and extension
 //! headers must lie within both the frame and the IP packet's own length (IPv4 total
 //! length, IPv6 payload length unless 0). Every frame is exactly one of IP, non-IP
@@ -83,10 +84,12 @@ pub const LATENCY: usize = 2;
 pub const CLASS_IP: u8 = 1;
 pub const CLASS_NON_IP: u8 = 2;
 pub const CLASS_MALFORMED: u8 = 3;
-/// The beat counter `t` stops here: every header the chain reads lies in the first
-/// ~17 KB of a frame (beat ~2100), so a saturated count only ever means "far past them". The
-/// frame's length is counted separately, in [`frame::LEN_BITS`] bits.
-const T_MAX: u64 = 0xFFFF;
+/// The beat counter `t` stops here, so the byte position of a beat (`8 t`, 16 bits in the
+/// chain's cursor and [`hops::HopSum`]) never wraps back onto the headers: every header the
+/// chain reads lies in the first ~17 KB of a frame (beat ~2100), so a stopped count only
+/// ever means "far past them". The frame's length is counted separately, in
+/// [`frame::LEN_BITS`] bits.
+const T_MAX: u64 = (1 << 13) - 1;
 /// The byte count before a beat past which one more full beat would exceed the longest frame.
 const ACC_MAX: u64 = frame::MAX_FRAME_LEN - 8;
 
@@ -829,7 +832,12 @@ impl Logic for Parser {
             self.n_cnt.next = self.dcnt.val();
             self.n_nh.next = self.dnh.val();
             self.n_cur.next = self.dc.val();
-            if (self.dnh.val() == self.p_hbh.val())
+            if self.n_ffrag.val() {
+                // After a later fragment's header comes fragment data (RFC 8200 4.5): the
+                // protocol is its next header, whatever it names; no ports.
+                self.n_proto.next = self.dnh.val();
+                self.n_st.next = self.s_idle.val();
+            } else if (self.dnh.val() == self.p_hbh.val())
                 | (self.dnh.val() == self.p_rt.val())
                 | (self.dnh.val() == self.p_dst.val())
                 | (self.dnh.val() == self.p_frag.val())
@@ -844,9 +852,7 @@ impl Logic for Parser {
                 }
             } else {
                 self.n_proto.next = self.dnh.val();
-                if self.n_ffrag.val() {
-                    self.n_st.next = self.s_idle.val();
-                } else if self.dnh.val() == self.p_tcp.val() {
+                if self.dnh.val() == self.p_tcp.val() {
                     self.n_st.next = self.s_tcp.val();
                     self.n_span.next = self.q12.val();
                 } else if self.dnh.val() == self.p_udp.val() {
