@@ -5,6 +5,8 @@ pub use smartnic_contract as contract;
 pub mod arith;
 pub mod cli;
 pub mod eval;
+#[doc(hidden)]
+pub mod fuzz_bodies;
 pub mod metrics;
 pub mod sketch;
 pub mod tasks;
