@@ -212,9 +212,15 @@ impl<W: Write> PcapWriter<W> {
     }
 
     /// Writes one record; `data` is the captured part of a frame of `orig_len` bytes.
-    /// In microsecond files the timestamp is truncated to microseconds.
+    /// In microsecond files the timestamp is truncated to microseconds. A timestamp past
+    /// the 32-bit seconds field (after 2106-02-07) is an error, never a wrapped time.
     pub fn write(&mut self, ts_ns: u64, orig_len: u32, data: &[u8]) -> std::io::Result<()> {
-        let sec = (ts_ns / 1_000_000_000) as u32;
+        let sec = u32::try_from(ts_ns / 1_000_000_000).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("timestamp {ts_ns} ns is beyond the pcap format's 32-bit seconds"),
+            )
+        })?;
         let ns = (ts_ns % 1_000_000_000) as u32;
         let frac = if self.nanos { ns } else { ns / 1000 };
         let mut h = [0u8; RECORD_HEADER_LEN];
@@ -278,6 +284,20 @@ mod tests {
             PcapWriter::with_format(Vec::new(), Endianness::Big, false, 64, LINKTYPE_ETHERNET).unwrap();
         w.write(1_000_002_000, 60, &[0xAA, 0xBB, 0xCC]).unwrap();
         assert_eq!(w.into_inner().unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_timestamp_past_32_bit_seconds_is_refused_not_wrapped() {
+        let mut w = PcapWriter::new(Vec::new(), 100, LINKTYPE_ETHERNET).unwrap();
+        let last = u32::MAX as u64 * 1_000_000_000 + 999_999_999;
+        w.write(last, 1, &[1]).unwrap();
+        let e = w.write(last + 1, 1, &[1]).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("32-bit seconds"), "{e}");
+        let out = w.into_inner().unwrap();
+        let mut r = PcapReader::new(&out[..]).unwrap();
+        assert_eq!(r.next_frame().unwrap().unwrap().ts_ns, last);
+        assert!(r.next_frame().unwrap().is_none(), "the refused record wrote nothing");
     }
 
     #[test]
