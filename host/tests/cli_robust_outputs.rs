@@ -86,7 +86,8 @@ fn a_closed_stdout_ends_the_command_quietly() {
 fn piping_into_head_prints_no_panic() {
     let dir = tempfile::tempdir().unwrap();
     let path = snapshot(dir.path(), |_| {});
-    let script = format!("'{}' --json report '{}' | head -n 1", env!("CARGO_BIN_EXE_smartnic"), path.display());
+    let script =
+        format!("'{}' --json report '{}' | head -n 1", env!("CARGO_BIN_EXE_smartnic"), path.display());
     let out = Command::new("sh").args(["-c", &script]).output().unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "{\n");
@@ -125,8 +126,7 @@ fn output_onto_an_existing_directory_leaves_no_temporary_file() {
     generate_files(&cfg, &pcap, &dir.path().join("t.json"), None).unwrap();
     let target = dir.path().join("out");
     std::fs::create_dir(&target).unwrap();
-    let out =
-        smartnic(&["sketch", "run", "--trace", pcap.to_str().unwrap(), "-o", target.to_str().unwrap()]);
+    let out = smartnic(&["sketch", "run", "--trace", pcap.to_str().unwrap(), "-o", target.to_str().unwrap()]);
     no_panic(&out.stderr);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
