@@ -29,9 +29,12 @@ use crate::trace::frame::{LINKTYPE_ETHERNET, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKT
 use crate::trace::pcap::{PcapHeader, PcapReader};
 use crate::trace::{parse_frame, records, CaptureReader, Classified, Format, FrameClass, PacketReader};
 
+/// A fuzz target body: runs the code on `data` and panics when an invariant breaks.
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the `fuzz/fuzz_targets/<name>.rs` wrapper and the
 /// `fuzz/regressions/<name>/` folder) and its body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("frame", frame),
     ("capture", capture),
     ("snapshot", snapshot),
@@ -212,7 +215,7 @@ fn records_view(data: &[u8]) {
         }
     };
     assert_eq!(n, data.len() / records::RECORD_LEN);
-    assert_eq!(err.is_some(), data.len() % records::RECORD_LEN != 0);
+    assert_eq!(err.is_some(), !data.len().is_multiple_of(records::RECORD_LEN));
     if let Some(e) = err {
         assert_eq!(e.offset(), Some((n * records::RECORD_LEN) as u64));
     }
