@@ -177,3 +177,35 @@ fn longest_frames() {
     h.check_counters();
     assert_eq!((h.tally.ip, h.tally.malformed), (frames.len() as u64, 0));
 }
+
+/// The length limit itself, on a parser built with 17-bit lengths (`LenParser<17>`, longest
+/// frame 131,071 bytes) so the frames around it simulate in a moment; the NIC's 32-bit
+/// parser is the same logic at 4 GB. Frames of 2^17 - 9 .. 2^17 + 9 bytes and a 300,000-byte
+/// one: up to the limit IP with the exact length, past it malformed with the length stopped
+/// at the limit; the frames after each are parsed normally.
+#[test]
+fn length_limit_of_a_narrow_parser() {
+    use parser_util::frames::{eth, ipv4_hdr, udp};
+    use smartnic_hdl::parser::LenParser;
+    const LB: usize = 17;
+    let v = smartnic_hdl::flow::to_verilog("parser_len17", &mut LenParser::<LB>::new()).unwrap();
+    let m = smartnic_sim_tb::Model::of_verilog("parser_len17", &v).unwrap_or_else(|e| panic!("{e}"));
+    let mut h = Harness::with_model(m);
+    let max = LenParser::<LB>::MAX_LEN as usize;
+    h.max_len = Some(max);
+    let mut short = eth(1, 0x0800);
+    short.extend(ipv4_hdr(17, 0, 8));
+    short.extend(udp());
+    let mut frames = Vec::new();
+    for n in (max - 9..=max + 9).chain([300_000]) {
+        let mut f = short.clone();
+        f.resize(n, 0x77);
+        frames.push(Frame::new(f));
+        frames.push(Frame::new(short.clone()));
+    }
+    let mut none = Rng(0);
+    h.run(&frames, 0.0, &mut none);
+    h.check_counters();
+    let long = (max - 9..=max + 9).filter(|&n| n > max).count() as u64 + 1;
+    assert_eq!((h.tally.ip, h.tally.malformed), (frames.len() as u64 - long, long));
+}

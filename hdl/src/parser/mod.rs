@@ -90,8 +90,6 @@ pub const CLASS_MALFORMED: u8 = 3;
 /// ever means "far past them". The frame's length is counted separately, in
 /// [`frame::LEN_BITS`] bits.
 const T_MAX: u64 = (1 << 13) - 1;
-/// The byte count before a beat past which one more full beat would exceed the longest frame.
-const ACC_MAX: u64 = frame::MAX_FRAME_LEN - 8;
 
 // Step states of the header chain.
 const S_IDLE: u64 = 0;
@@ -108,9 +106,15 @@ macro_rules! konst {
     };
 }
 
-/// The packet parser (see the module docs).
+/// The packet parser of the NIC: frame lengths in the contract's [`frame::LEN_BITS`].
+pub type Parser = LenParser<{ frame::LEN_BITS }>;
+
+/// The packet parser (see the module docs) with `LB`-bit frame lengths: frames up to
+/// `2^LB - 1` bytes are parsed and measured exactly, longer ones are malformed. The NIC uses
+/// [`Parser`] (`LB` = [`frame::LEN_BITS`]); a narrower `LB` exists so the length limit's logic
+/// can be simulated on frames of a few hundred KB instead of 4 GB. `16 <= LB <= 32`.
 #[derive(LogicBlock)]
-pub struct Parser {
+pub struct LenParser<const LB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub tdata: Signal<In, Bits<64>>,
@@ -123,7 +127,7 @@ pub struct Parser {
     pub d_valid: Signal<Out, Bit>,
     pub d_class: Signal<Out, Bits<2>>,
     pub d_key: Signal<Out, Bits<104>>,
-    pub d_len: Signal<Out, Bits<{ frame::LEN_BITS }>>,
+    pub d_len: Signal<Out, Bits<LB>>,
     pub d_ts: Signal<Out, Bits<64>>,
     pub d_delay: Signal<Out, Bits<64>>,
     pub frames: Signal<Out, Bits<64>>,
@@ -141,13 +145,13 @@ pub struct Parser {
     w_sp: Widen<104, 16>,
     w_dp: Widen<104, 16>,
     w_proto: Widen<104, 8>,
-    w_need: Widen<{ frame::LEN_BITS }, 16>,
+    w_need: Widen<LB, 16>,
     // Window history (beats t-3, t-2, t-1; oldest on top), not per frame.
     hist: DFF<Bits<192>>,
     // Per-frame state, cleared with the last beat.
     t: DFF<Bits<16>>,
     too_long: DFF<Bit>,
-    acc: DFF<Bits<{ frame::LEN_BITS }>>,
+    acc: DFF<Bits<LB>>,
     hole: DFF<Bit>,
     err: DFF<Bit>,
     ts: DFF<Bits<64>>,
@@ -188,7 +192,7 @@ pub struct Parser {
     r_ipb: DFF<Bits<16>>,
     r_ipt: DFF<Bits<16>>,
     r_ipu: DFF<Bit>,
-    r_len: DFF<Bits<{ frame::LEN_BITS }>>,
+    r_len: DFF<Bits<LB>>,
     r_ts: DFF<Bits<64>>,
     r_src: DFF<Bits<32>>,
     r_dst: DFF<Bits<32>>,
@@ -202,7 +206,7 @@ pub struct Parser {
     o_sp: DFF<Bits<16>>,
     o_dp: DFF<Bits<16>>,
     o_proto: DFF<Bits<8>>,
-    o_len: DFF<Bits<{ frame::LEN_BITS }>>,
+    o_len: DFF<Bits<LB>>,
     o_ts: DFF<Bits<64>>,
     o_delay: DFF<Bits<64>>,
     c_frames: DFF<Bits<64>>,
@@ -269,9 +273,9 @@ pub struct Parser {
     n_dp: Signal<Local, Bits<16>>,
     n_proto: Signal<Local, Bits<8>>,
     arm_end: Signal<Local, Bits<16>>,
-    kc: Signal<Local, Bits<{ frame::LEN_BITS }>>,
+    kc: Signal<Local, Bits<LB>>,
     kok: Signal<Local, Bit>,
-    flen: Signal<Local, Bits<{ frame::LEN_BITS }>>,
+    flen: Signal<Local, Bits<LB>>,
     last_long: Signal<Local, Bit>,
     eof: Signal<Local, Bit>,
     clr: Signal<Local, Bit>,
@@ -279,7 +283,7 @@ pub struct Parser {
     is_ip: Signal<Local, Bit>,
     // Constants.
     kpat: [Constant<Bits<8>>; 8],
-    kval: [Constant<Bits<{ frame::LEN_BITS }>>; 8],
+    kval: [Constant<Bits<LB>>; 8],
     q0: Constant<Bits<16>>,
     q1: Constant<Bits<16>>,
     q2: Constant<Bits<16>>,
@@ -299,10 +303,10 @@ pub struct Parser {
     q24: Constant<Bits<16>>,
     q40: Constant<Bits<16>>,
     q_tmax: Constant<Bits<16>>,
-    len_max: Constant<Bits<{ frame::LEN_BITS }>>,
-    acc_max: Constant<Bits<{ frame::LEN_BITS }>>,
-    len_beat: Constant<Bits<{ frame::LEN_BITS }>>,
-    len_zero: Constant<Bits<{ frame::LEN_BITS }>>,
+    len_max: Constant<Bits<LB>>,
+    acc_max: Constant<Bits<LB>>,
+    len_beat: Constant<Bits<LB>>,
+    len_zero: Constant<Bits<LB>>,
     m_0f: Constant<Bits<16>>,
     m_ff: Constant<Bits<16>>,
     m_1fff: Constant<Bits<16>>,
@@ -354,15 +358,19 @@ pub struct Parser {
     one64: Constant<Bits<64>>,
 }
 
-impl Default for Parser {
+impl<const LB: usize> Default for LenParser<LB> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Parser {
+impl<const LB: usize> LenParser<LB> {
+    /// The longest frame, in bytes.
+    pub const MAX_LEN: u64 = (1 << LB) - 1;
+
     pub fn new() -> Self {
-        Parser {
+        assert!((16..=32).contains(&LB), "frame length width LB={LB} must be 16..=32");
+        LenParser {
             clock: Default::default(),
             reset: Default::default(),
             tdata: Default::default(),
@@ -545,8 +553,9 @@ impl Parser {
             q24: konst!(24),
             q40: konst!(40),
             q_tmax: konst!(T_MAX),
-            len_max: konst!(frame::MAX_FRAME_LEN),
-            acc_max: konst!(ACC_MAX),
+            len_max: konst!(Self::MAX_LEN),
+            // One more full beat after this many bytes would pass the longest frame.
+            acc_max: konst!(Self::MAX_LEN - 8),
             len_beat: konst!(8),
             len_zero: konst!(0),
             m_0f: konst!(0x000F),
@@ -602,7 +611,7 @@ impl Parser {
     }
 }
 
-impl Logic for Parser {
+impl<const LB: usize> Logic for LenParser<LB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

@@ -111,6 +111,9 @@ pub struct Harness {
     pub now: u64,
     pub tally: Tally,
     garbage: Rng,
+    /// The parser's longest frame when it is narrower than the contract's (a `LenParser`
+    /// built for the length-limit test): longer frames must read malformed, at this length.
+    pub max_len: Option<usize>,
 }
 
 const IN_WORDS: usize = 8; // tdata 2, tkeep, tlast, tuser, tvalid, now 2
@@ -127,13 +130,17 @@ pub fn model() -> Model {
 
 impl Harness {
     pub fn new() -> Harness {
-        let mut m = model();
+        Harness::with_model(model())
+    }
+
+    /// The harness around another build of the parser (same ports).
+    pub fn with_model(mut m: Model) -> Harness {
         let names_in = ["tdata", "tkeep", "tlast", "tuser", "tvalid", "now"];
         let names_out = ["d_valid", "d_class", "d_key", "d_len", "d_ts", "d_delay", "tready"];
         let inputs = names_in.iter().map(|n| m.port(n)).collect();
         let outputs = names_out.iter().map(|n| m.port(n)).collect();
         m.reset(2);
-        Harness { m, inputs, outputs, now: 1000, tally: Tally::default(), garbage: Rng(99) }
+        Harness { m, inputs, outputs, now: 1000, tally: Tally::default(), garbage: Rng(99), max_len: None }
     }
 
     /// Drives `frames` back to back (an idle row with probability `gap` before each beat)
@@ -207,13 +214,17 @@ impl Harness {
                         ts: o[7] as u64 | (o[8] as u64) << 32,
                         delay: o[9] as u64 | (o[10] as u64) << 32,
                     };
-                    let (class, key, delay) = expect(f);
+                    let (class, key, delay) = match self.max_len {
+                        Some(max) if f.data.len() > max => (CLASS_MALFORMED, 0, 0),
+                        _ => expect(f),
+                    };
                     // A non-contiguous last tkeep counts no bytes of the last beat.
                     let len = match f.keep {
                         Some((kb, k)) if kb + 1 == f.beats() && !(k as u16 + 1).is_power_of_two() => 8 * kb,
                         Some((kb, 0)) if kb + 1 == f.beats() => 8 * kb,
                         _ => f.data.len(),
                     };
+                    let len = self.max_len.map_or(len, |max| len.min(max));
                     let want = Desc { class, key, len: len as u32, ts: first_now[*fi], delay };
                     if got != want {
                         panic!(
