@@ -18,9 +18,9 @@
 //! A failed request replies with its status code, then a u32 offset and a length-prefixed
 //! message, so [`AccessError::DeviceGone`] and friends survive the trip.
 //!
-//! **Deadlines.** While a request runs, the server sends a [`status::BUSY`] byte every
-//! [`KEEPALIVE`] (a `replay` of many packets may simulate for minutes); the client skips
-//! them. So a live service is never silent for long, and the client gives every wait for a
+//! **Deadlines.** While a request runs, and while a slow device starts before the greeting
+//! ([`serve_with`]), the server sends a [`status::BUSY`] byte every [`KEEPALIVE`] (a
+//! Verilator build or a `replay` of many packets may take minutes); the client skips them. So a live service is never silent for long, and the client gives every wait for a
 //! byte a deadline ([`DEFAULT_DEADLINE`], [`StreamBar::set_deadline`]): a service that
 //! stalls (no greeting, half a reply, nothing after the greeting) fails the request with
 //! "stopped answering" instead of hanging the caller, and a service that died is named
@@ -121,13 +121,36 @@ impl<W: Write> Link<W> {
 /// Serves `dev` on `input`/`output` until a quit request or the end of `input`, with a
 /// keepalive thread that reports long requests as still running ([`status::BUSY`]).
 pub fn serve<D: Served + ?Sized>(dev: &mut D, input: impl Read, output: impl Write + Send) -> io::Result<()> {
+    with_link(output, |link| serve_requests(dev, BufReader::new(input), link))
+}
+
+/// [`serve`] for a device that takes long to start (the simulator builds its Verilator
+/// model): keepalives run while `start` builds it, before the greeting, so a client's
+/// deadline covers a stalled start but not a slow one. A failed start ends the session
+/// with its message (the client sees the stream end before the greeting).
+pub fn serve_with<D: Served, E: std::fmt::Display>(
+    start: impl FnOnce() -> Result<D, E>,
+    input: impl Read,
+    output: impl Write + Send,
+) -> io::Result<()> {
+    with_link(output, |link| {
+        link.begin();
+        match start() {
+            Ok(mut dev) => serve_requests(&mut dev, BufReader::new(input), link),
+            Err(e) => Err(io::Error::other(e.to_string())),
+        }
+    })
+}
+
+/// Runs `session` with the output behind a [`Link`] and its keepalive thread.
+fn with_link<W: Write + Send>(output: W, session: impl FnOnce(&Link<W>) -> io::Result<()>) -> io::Result<()> {
     let link = Link {
         out: Mutex::new(Out { wr: BufWriter::new(output), busy: false, done: false }),
         wake: Condvar::new(),
     };
     std::thread::scope(|s| {
         s.spawn(|| link.keepalive());
-        let r = serve_requests(dev, BufReader::new(input), &link);
+        let r = session(&link);
         link.finish();
         r
     })
@@ -342,10 +365,11 @@ impl StreamBar {
         Ok(())
     }
 
-    /// Reads the greeting and the BAR size.
+    /// Reads the greeting (after the keepalives of a slow start) and the BAR size.
     fn greet(&mut self) -> io::Result<()> {
         let mut magic = [0u8; 8];
-        self.rd.read_exact(&mut magic)?;
+        magic[0] = self.status()?;
+        self.rd.read_exact(&mut magic[1..])?;
         if &magic != MAGIC {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -404,18 +428,24 @@ impl StreamBar {
 
     /// Names a transport failure: the service stopped answering, exited (with its status
     /// or signal), or the connection failed otherwise; the connection is unusable after it.
-    fn fault(&mut self, doing: &str, source: io::Error) -> AccessError {
-        let what = if stalled(&source) {
+    fn fault(&mut self, doing: &str, e: io::Error) -> AccessError {
+        // The OS error of a timeout or a closed stream says less than `what` does (e.g.
+        // "Resource temporarily unavailable", "failed to fill whole buffer"): replace it.
+        let (what, source) = if stalled(&e) {
             let d = self.deadline.unwrap_or_default();
-            format!("the simulator service stopped answering: nothing for {d:?} while {doing}")
-        } else if ended(&source) {
+            let what = format!("the simulator service stopped answering: nothing for {d:?} while {doing}");
+            (what, io::Error::new(io::ErrorKind::TimedOut, "deadline reached"))
+        } else if ended(&e) {
             let how = match self.child.as_mut().and_then(|c| wait_exit(c, EXIT_GRACE)) {
                 Some(st) => exit_text(st),
                 None => "closed the connection".to_string(),
             };
-            format!("the simulator service {how} while {doing}")
+            (
+                format!("the simulator service {how} while {doing}"),
+                io::Error::new(e.kind(), "connection closed"),
+            )
         } else {
-            format!("simulator service connection failed while {doing}")
+            (format!("simulator service connection failed while {doing}"), e)
         };
         self.broken = Some(what.clone());
         AccessError::Io { what, source }

@@ -160,3 +160,29 @@ fn a_long_request_stays_alive_past_the_deadline() {
     drop(bar);
     server.join().unwrap();
 }
+
+#[test]
+fn a_slow_start_stays_alive_past_the_deadline() {
+    let (a, b) = UnixStream::pair().unwrap();
+    let server = std::thread::spawn(move || {
+        let start = || -> Result<EmulatedNic, String> {
+            std::thread::sleep(4 * SHORT);
+            let t = TowerGeometry::from_widths_depths(&[(8, 64)]);
+            Ok(EmulatedNic::new(FirmwareInfo::default(), &t, &SuMaxGeometry::with_depth(1, 8)))
+        };
+        serve_with(start, b.try_clone().unwrap(), b).unwrap();
+    });
+    let mut bar = StreamBar::connect_socket(a, 2 * SHORT).unwrap();
+    assert_eq!(bar.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
+    drop(bar);
+    server.join().unwrap();
+
+    // A start that fails ends the session before the greeting, with the start's message.
+    let (a, b) = UnixStream::pair().unwrap();
+    let server = std::thread::spawn(move || {
+        serve_with(|| Err::<EmulatedNic, _>("no model"), b.try_clone().unwrap(), b).unwrap_err().to_string()
+    });
+    let err = StreamBar::connect_socket(a, 2 * SHORT).err().unwrap();
+    assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    assert_eq!(server.join().unwrap(), "no model");
+}
