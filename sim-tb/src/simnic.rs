@@ -6,7 +6,9 @@
 //!   `tdata[7:0]` first on the wire, `tkeep` of the last beat from the length, optional
 //!   `tuser` on the last beat) back to back or with [`SimNic::set_gap`] idle clocks after each
 //!   frame. The core's `now` port carries each frame's timestamp from its first beat on, so
-//!   the sketches see the trace's times (pcap timestamps from [`read_capture`]).
+//!   the sketches see the trace's times (pcap timestamps from [`read_capture`]). An empty
+//!   frame is one beat with `tkeep = 0` (malformed). Captures that are not Ethernet are
+//!   framed as a MAC would deliver them ([`to_ethernet`]).
 //! - **Register access**: [`SimNic`] implements
 //!   [`smartnic_driver::access::RegisterAccess`] through [`SimBar`]; the frame source is the
 //!   bar's [`Fabric`], so frames keep flowing on every clock of every register transaction
@@ -29,6 +31,10 @@
 //! ```
 use crate::model::{Model, PortId};
 use crate::simbar::{Fabric, SimBar};
+use smartnic::trace::frame::{
+    parse_frame, FrameClass, LINKTYPE_ETHERNET, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_RAW,
+};
+use smartnic_contract::frame::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use smartnic_driver::access::{AccessError, RegisterAccess};
 use smartnic_hdl::regs::RegMap;
 use std::collections::VecDeque;
@@ -39,7 +45,9 @@ use std::path::Path;
 pub struct SimFrame {
     /// Timestamp in ns, driven on `now` from the frame's first beat.
     pub ts_ns: u64,
-    /// The frame from the destination MAC on (no FCS), at least 1 byte.
+    /// The frame from the destination MAC on (no FCS). An empty frame is driven as one
+    /// beat with `tkeep = 0`, which the parser counts as malformed (a hole), as the
+    /// software parser calls an empty frame a truncated Ethernet header.
     pub data: Vec<u8>,
     /// Raise `tuser` (MAC error) on the last beat.
     pub tuser: bool,
@@ -50,7 +58,7 @@ impl SimFrame {
         SimFrame { ts_ns, data: data.into(), tuser: false }
     }
     fn beats(&self) -> usize {
-        self.data.len().div_ceil(8)
+        self.data.len().div_ceil(8).max(1)
     }
 }
 
@@ -318,10 +326,7 @@ impl SimNic {
     /// Queues frames without running the clock (they are fed by the next clocks, including
     /// those of register transactions).
     pub fn queue(&mut self, frames: impl IntoIterator<Item = SimFrame>) {
-        for f in frames {
-            assert!(!f.data.is_empty(), "a frame has at least one byte");
-            self.bar.fabric.queue.push_back(f);
-        }
+        self.bar.fabric.queue.extend(frames);
     }
 
     /// Queues up to `n` frames `(ts_ns, bytes)` from `frames` and runs the clock until all
@@ -393,14 +398,94 @@ impl RegisterAccess for SimNic {
     }
 }
 
-/// Every frame of a pcap or pcapng file as `(ts_ns, bytes)` (Ethernet link type expected;
-/// frames are taken as captured).
-pub fn read_capture(path: &Path) -> Result<Vec<(u64, Vec<u8>)>, String> {
+/// One captured frame as the NIC receives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NicFrame {
+    pub ts_ns: u64,
+    /// The frame as an Ethernet MAC delivers it ([`to_ethernet`]).
+    pub data: Vec<u8>,
+    /// Whether the software parser calls the captured frame an IP packet (what the
+    /// sketches count).
+    pub ip: bool,
+}
+
+/// Every frame of a pcap or pcapng file, as the NIC receives it ([`to_ethernet`]), with
+/// the software parser's verdict on the frame as captured.
+pub fn read_trace(path: &Path) -> Result<Vec<NicFrame>, String> {
     let mut r = smartnic::trace::capture::CaptureReader::open(path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     while let Some(f) = r.next_frame().map_err(|e| format!("{}: {e}", path.display()))? {
-        out.push((f.ts_ns, f.data.to_vec()));
+        let ip = matches!(parse_frame(f.linktype, f.data), FrameClass::Ip { .. });
+        out.push(NicFrame { ts_ns: f.ts_ns, data: to_ethernet(f.linktype, f.data), ip });
     }
     Ok(out)
+}
+
+/// Every frame of a pcap or pcapng file as `(ts_ns, bytes)`, as the NIC receives it
+/// ([`to_ethernet`]).
+pub fn read_capture(path: &Path) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    Ok(read_trace(path)?.into_iter().map(|f| (f.ts_ns, f.data)).collect())
+}
+
+/// Largest IEEE 802.3 length field; larger type/length values are EtherTypes.
+const MAX_8023_LENGTH: usize = 1500;
+
+/// A captured frame of link type `linktype` as an Ethernet MAC would deliver it to the NIC.
+///
+/// Why: the NIC only receives Ethernet, while captures also come as raw IP. Ethernet frames
+/// are taken as captured. Raw IP (LINKTYPE 101 by its version nibble, 228 IPv4, 229 IPv6)
+/// gets the header a capture tool's conversion writes: zero MAC addresses and the IP
+/// EtherType, so the NIC parses the same IP header the software does. Anything else (other
+/// link types, raw IP of another version) is what the software calls not IP; it goes in as
+/// an IEEE 802.3 frame (a length field instead of an EtherType) carrying the captured bytes,
+/// which the NIC counts as not IP too.
+pub fn to_ethernet(linktype: u32, data: &[u8]) -> Vec<u8> {
+    let ethertype = match (linktype, data.first().map(|b| b >> 4)) {
+        (LINKTYPE_ETHERNET, _) => return data.to_vec(),
+        (LINKTYPE_IPV4, _) | (LINKTYPE_RAW, Some(4)) => ETHERTYPE_IPV4,
+        (LINKTYPE_IPV6, _) | (LINKTYPE_RAW, Some(6)) => ETHERTYPE_IPV6,
+        _ => data.len().min(MAX_8023_LENGTH) as u16,
+    };
+    let mut f = vec![0u8; 12];
+    f.extend_from_slice(&ethertype.to_be_bytes());
+    f.extend_from_slice(data);
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_ip_gets_the_ip_ethertype_and_other_links_stay_not_ip() {
+        let v4 = [0x45u8; 20];
+        let v6 = [0x60u8; 40];
+        for (lt, data, ip_type) in [
+            (LINKTYPE_RAW, &v4[..], Some(ETHERTYPE_IPV4)),
+            (LINKTYPE_RAW, &v6[..], Some(ETHERTYPE_IPV6)),
+            (LINKTYPE_IPV4, &v4[..], Some(ETHERTYPE_IPV4)),
+            (LINKTYPE_IPV6, &v6[..], Some(ETHERTYPE_IPV6)),
+            (LINKTYPE_RAW, &[0x25u8; 30][..], None),
+            (LINKTYPE_RAW, &[][..], None),
+            (113, &v4[..], None),
+        ] {
+            let f = to_ethernet(lt, data);
+            assert_eq!(&f[14..], data);
+            let ty = u16::from_be_bytes([f[12], f[13]]);
+            match ip_type {
+                Some(t) => assert_eq!(ty, t),
+                None => assert!(ty as usize == data.len() && ty as usize <= MAX_8023_LENGTH),
+            }
+            // The software parser gives the NIC's frame the captured frame's verdict.
+            let (a, b) = (parse_frame(lt, data), parse_frame(LINKTYPE_ETHERNET, &f));
+            assert_eq!(
+                matches!(a, FrameClass::Ip { .. }),
+                matches!(b, FrameClass::Ip { .. }),
+                "{lt} {data:?}"
+            );
+        }
+        let eth = [7u8; 60];
+        assert_eq!(to_ethernet(LINKTYPE_ETHERNET, &eth), eth);
+    }
 }

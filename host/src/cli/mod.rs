@@ -63,7 +63,13 @@ pub enum Command {
     /// Replay a trace through the simulated NIC (Verilator model of the generated core) and
     /// read every epoch out over the driver.
     #[command(
-        after_help = "Example:\n  smartnic sim --trace t.pcap --epoch-packets 100000 -o sim-out/\n  then compare with: smartnic sketch run --trace t.pcap --epoch-packets 100000 -o sw-out/"
+        after_help = concat!(
+            "Example:\n  smartnic sim --trace t.pcap --epoch-packets 100000 -o sim-out/\n  then compare with: smartnic sketch run --trace t.pcap --epoch-packets 100000 -o sw-out/\n\n\
+             Every frame of the trace goes into the NIC (raw-IP captures with an Ethernet header). \
+             The simulator is called stalled after SMARTNIC_SIM_DEADLINE seconds without an answer \
+             (default 30).\n\n",
+            manifest::help!()
+        )
     )]
     Sim(sim::SimArgs),
     /// Score sketches and tasks against a trace's ground truth (the accuracy lab).

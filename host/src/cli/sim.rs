@@ -6,19 +6,21 @@
 //! back end, so this binary carries no HDL toolchain and the readout code path is the
 //! one a real device uses.
 
+use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use anyhow::{bail, Context};
 use clap::Args;
 use serde::Serialize;
 use smartnic_contract::geometry::InsertMode;
-use smartnic_contract::regs::{block_type, tower};
+use smartnic_contract::regs::{block_type, stats, tower};
 use smartnic_contract::snapshot::source;
 use smartnic_driver::access::RegisterAccess;
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig};
-use smartnic_driver::service::StreamBar;
+use smartnic_driver::service::{StreamBar, DEFAULT_DEADLINE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// Name of the simulator service binary, looked up next to `smartnic`.
 pub const SIM_BINARY: &str = "smartnic-sim";
@@ -28,13 +30,15 @@ pub struct SimArgs {
     /// Trace to replay (pcap or pcapng).
     #[arg(long, short)]
     pub trace: PathBuf,
-    /// IP packets per epoch: the driver swaps banks and reads the idle one out after each.
+    /// IP packets per epoch: the driver swaps banks and reads the idle one out after each
+    /// (frames after the last IP packet go into the last epoch; a trace without IP packets
+    /// gives one epoch of 0 packets).
     #[arg(long, default_value_t = 100_000)]
     pub epoch_packets: u64,
     /// TowerSketch insertion mode written to the MODE register before replay.
     #[arg(long, value_parser = ["acu", "cm"], default_value = "acu")]
     pub mode: String,
-    /// Directory for the snapshots (epoch-NNNNNN.snap).
+    /// Directory for the snapshots (epoch-NNNNNN.snap) and their manifest.json.
     #[arg(long, short)]
     pub output: PathBuf,
 }
@@ -48,10 +52,23 @@ pub struct EpochInfo {
     pub writes: u64,
 }
 
+/// The NIC's frame counters (statistics block) after the replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FrameCounts {
+    pub frames: u64,
+    pub sketched: u64,
+    pub bytes: u64,
+    pub non_ip: u64,
+    pub malformed: u64,
+}
+
 #[derive(Debug, Serialize)]
 pub struct SimReport {
     pub trace: String,
+    /// IP packets of the trace as the software parser counts them (what was replayed).
     pub packets: u64,
+    /// What the NIC counted.
+    pub nic: FrameCounts,
     pub epochs: Vec<EpochInfo>,
     /// Register reads per snapshot and the MMIO time they would take at 1 us each.
     pub reads_per_snapshot: u64,
@@ -61,6 +78,22 @@ pub struct SimReport {
 /// Environment variable naming the simulator binary (default: `smartnic-sim` next to the
 /// running `smartnic`).
 pub const SIM_ENV: &str = "SMARTNIC_SIM";
+
+/// Environment variable: seconds the CLI waits for any answer of the simulator before it
+/// calls it stalled (default `smartnic_driver::service::DEFAULT_DEADLINE`; a working
+/// service sends keepalives while it simulates, so only a stuck one gets there).
+pub const DEADLINE_ENV: &str = "SMARTNIC_SIM_DEADLINE";
+
+/// The deadline [`DEADLINE_ENV`] asks for, or the default.
+fn sim_deadline() -> anyhow::Result<Duration> {
+    match std::env::var(DEADLINE_ENV) {
+        Err(_) => Ok(DEFAULT_DEADLINE),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(secs) if secs > 0.0 && secs.is_finite() => Ok(Duration::from_secs_f64(secs)),
+            _ => bail!("{DEADLINE_ENV}={v} is not a number of seconds above 0"),
+        },
+    }
+}
 
 /// Starts the simulator service, with `trace` loaded into its packet source if given.
 pub fn spawn_sim(trace: Option<&Path>) -> anyhow::Result<StreamBar> {
@@ -79,7 +112,8 @@ pub fn spawn_sim(trace: Option<&Path>) -> anyhow::Result<StreamBar> {
     if let Some(t) = trace {
         cmd.arg("--trace").arg(t);
     }
-    StreamBar::spawn(cmd).with_context(|| format!("cannot start the simulated NIC {}", exe.display()))
+    StreamBar::spawn_with_deadline(cmd, sim_deadline()?)
+        .with_context(|| format!("cannot start the simulated NIC {}", exe.display()))
 }
 
 pub fn run(args: &SimArgs, json: bool) -> anyhow::Result<()> {
@@ -87,7 +121,11 @@ pub fn run(args: &SimArgs, json: bool) -> anyhow::Result<()> {
     if json {
         return super::print_json(&report);
     }
-    println!("{} packets replayed through the simulated NIC ({})", report.packets, report.trace);
+    let n = &report.nic;
+    println!(
+        "{} packets replayed through the simulated NIC ({}): {} frames, {} sketched, {} non-IP, {} malformed",
+        report.packets, report.trace, n.frames, n.sketched, n.non_ip, n.malformed
+    );
     for e in &report.epochs {
         println!(
             "epoch {:>4}: {:>9} packets -> {} ({} reads, {} writes)",
@@ -101,13 +139,15 @@ pub fn run(args: &SimArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Replays the trace epoch by epoch and writes one snapshot per epoch.
+/// Replays the trace epoch by epoch and writes one snapshot per epoch (at least one), then
+/// the manifest.
 pub fn replay(args: &SimArgs) -> anyhow::Result<SimReport> {
     if args.epoch_packets == 0 {
         bail!("--epoch-packets must be at least 1");
     }
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("cannot create {}", args.output.display()))?;
+    manifest::remove_stale(&args.output)?;
     let mut dev = spawn_sim(Some(&args.trace))?;
     let map = DeviceMap::discover(&mut dev).context("the simulated NIC's register map")?;
     set_mode(&mut dev, &map, &args.mode)?;
@@ -116,34 +156,87 @@ pub fn replay(args: &SimArgs) -> anyhow::Result<SimReport> {
     let total: u64 = dev.command("packets")?.trim().parse().context("simulator `packets` answer")?;
     let cfg = sim_readout_config();
     let pb = bar(Some(total), "replaying");
-    let (mut sent, mut epochs, mut reads) = (0u64, Vec::new(), 0u64);
-    while sent < total {
+    let (mut sent, mut epochs) = (0u64, Vec::new());
+    // The last `replay` also drives the frames after the last IP packet; a trace without
+    // IP packets is one epoch of them.
+    loop {
         let n = args.epoch_packets.min(total - sent);
         dev.command(&format!("replay {n}"))?;
         sent += n;
-        let tmp = args.output.join("readout.partial");
-        let (snap, st) = read_snapshot_to_file(&mut dev, &map, &cfg, &tmp)
-            .context("readout failed; no snapshot written")?;
-        let path = args.output.join(format!("epoch-{:06}.snap", snap.epoch));
-        std::fs::rename(&tmp, &path)?;
-        reads = st.reads;
-        epochs.push(EpochInfo {
-            path: path.display().to_string(),
-            epoch: snap.epoch,
-            packets: snap.packets,
-            reads: st.reads,
-            writes: st.writes,
-        });
+        epochs.push(read_epoch(&mut dev, &map, &cfg, &args.output)?);
         pb.set_position(sent);
+        if sent == total {
+            break;
+        }
     }
     pb.finish_and_clear();
-    Ok(SimReport {
+    let nic = frame_counts(&mut dev, &map)?;
+    let reads = epochs.last().map_or(0, |e: &EpochInfo| e.reads);
+    let report = SimReport {
         trace: args.trace.display().to_string(),
         packets: sent,
+        nic,
         epochs,
         reads_per_snapshot: reads,
         mmio_ms_per_snapshot: reads as f64 / 1000.0,
+    };
+    manifest::write(&args.output, &sim_manifest(&report, args.epoch_packets))?;
+    Ok(report)
+}
+
+/// Swaps banks, reads the idle one into `dir/epoch-NNNNNN.snap` (through a temporary file).
+fn read_epoch(
+    dev: &mut StreamBar,
+    map: &DeviceMap,
+    cfg: &ReadoutConfig,
+    dir: &Path,
+) -> anyhow::Result<EpochInfo> {
+    let tmp = dir.join("readout.partial");
+    let (snap, st) =
+        read_snapshot_to_file(dev, map, cfg, &tmp).context("readout failed; no snapshot written")?;
+    let path = dir.join(format!("epoch-{:06}.snap", snap.epoch));
+    std::fs::rename(&tmp, &path)?;
+    Ok(EpochInfo {
+        path: path.display().to_string(),
+        epoch: snap.epoch,
+        packets: snap.packets,
+        reads: st.reads,
+        writes: st.writes,
     })
+}
+
+/// The NIC's frame counters (zero when the bitstream has no statistics block).
+fn frame_counts(dev: &mut StreamBar, map: &DeviceMap) -> anyhow::Result<FrameCounts> {
+    let Some(base) = map.stats else { return Ok(FrameCounts::default()) };
+    let mut r = |off: u32| dev.read64(base + off).context("the simulated NIC's frame counters");
+    Ok(FrameCounts {
+        frames: r(stats::FRAMES)?,
+        sketched: r(stats::SKETCHED)?,
+        bytes: r(stats::BYTES)?,
+        non_ip: r(stats::NON_IP)?,
+        malformed: r(stats::MALFORMED)?,
+    })
+}
+
+/// The manifest of a complete replay (frame counts as the NIC counted them).
+fn sim_manifest(r: &SimReport, epoch_packets: u64) -> Manifest {
+    Manifest {
+        complete: true,
+        trace: r.trace.clone(),
+        epoch_packets,
+        packets: r.epochs.iter().map(|e| e.packets).sum(),
+        non_ip: r.nic.non_ip,
+        malformed: r.nic.malformed,
+        epochs: r
+            .epochs
+            .iter()
+            .map(|e| EpochEntry {
+                file: manifest::file_name(Path::new(&e.path)),
+                epoch: e.epoch,
+                packets: e.packets,
+            })
+            .collect(),
+    }
 }
 
 /// Readout settings for the simulator: its clock only runs while registers are accessed,

@@ -3,39 +3,47 @@
 //! driver's stream protocol (`smartnic_driver::service`), so `smartnic sim` and
 //! `--device sim` read it out through exactly the driver code a board uses.
 //!
+//! Every frame of the trace goes into the NIC, as a MAC would deliver it
+//! (`simnic::to_ethernet`: raw-IP captures get an Ethernet header; empty records go in as
+//! malformed frames).
+//!
 //! Service commands, besides register access:
-//! - `packets`: IP packets in the loaded trace;
+//! - `packets`: IP packets in the loaded trace (as the software parser counts them);
 //! - `replay N`: drive frames into the AXI-Stream port, back to back, until N more IP
-//!   packets went in (non-IP and malformed frames in between go in too), then let the
-//!   pipeline drain; answers `frames ip` sent so far.
+//!   packets went in (non-IP and malformed frames in between go in too); once no IP packet
+//!   is left in the trace, every remaining frame goes in as well (they belong to the last
+//!   epoch). Then let the pipeline drain; answers `frames ip` sent so far.
 //!
 //! Usage: `smartnic-sim [--trace FILE.pcap]` (normally started by `smartnic`).
 
-use smartnic::trace::frame::{parse_frame, FrameClass};
 use smartnic_driver::access::{AccessError, RegisterAccess};
-use smartnic_driver::service::{serve, Served};
-use smartnic_sim_tb::simnic::{read_capture, SimFrame, SimNic};
-
-/// pcap link type of Ethernet frames.
-const LINKTYPE_ETHERNET: u32 = 1;
+use smartnic_driver::service::{serve_with, Served};
+use smartnic_sim_tb::simnic::{read_trace, NicFrame, SimFrame, SimNic};
 
 struct Service {
     nic: SimNic,
-    frames: Vec<(u64, Vec<u8>)>,
-    /// Whether each frame is an IP packet (what the sketches count).
-    is_ip: Vec<bool>,
+    frames: Vec<NicFrame>,
+    /// Index after the trace's last IP frame (0 without IP frames).
+    ip_end: usize,
     next: usize,
     sent_ip: u64,
 }
 
 impl Service {
+    fn new(nic: SimNic, frames: Vec<NicFrame>) -> Self {
+        let ip_end = frames.iter().rposition(|f| f.ip).map_or(0, |i| i + 1);
+        Service { nic, frames, ip_end, next: 0, sent_ip: 0 }
+    }
+
+    /// Drives frames until `n` more IP packets went in, and past the last IP packet to the
+    /// end of the trace; answers `frames ip` sent so far.
     fn replay(&mut self, n: u64) -> String {
         let mut ip = 0;
         let mut batch = Vec::new();
-        while ip < n && self.next < self.frames.len() {
-            let (ts, data) = &self.frames[self.next];
-            batch.push(SimFrame::new(*ts, data.clone()));
-            ip += self.is_ip[self.next] as u64;
+        while self.next < self.frames.len() && (ip < n || self.next >= self.ip_end) {
+            let f = &self.frames[self.next];
+            batch.push(SimFrame::new(f.ts_ns, f.data.clone()));
+            ip += f.ip as u64;
             self.next += 1;
         }
         self.nic.queue(batch);
@@ -64,7 +72,7 @@ impl Served for Service {
     fn command(&mut self, line: &str) -> Result<String, String> {
         let parts: Vec<&str> = line.split_whitespace().collect();
         match parts.as_slice() {
-            ["packets"] => Ok(self.is_ip.iter().filter(|&&ip| ip).count().to_string()),
+            ["packets"] => Ok(self.frames.iter().filter(|f| f.ip).count().to_string()),
             ["replay", n] => {
                 let n: u64 = n.parse().map_err(|_| format!("`{n}` is not a packet count"))?;
                 Ok(self.replay(n))
@@ -83,17 +91,22 @@ fn main() {
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let frames = match args.as_slice() {
-        [] => Vec::new(),
-        [flag, path] if flag == "--trace" => read_capture(std::path::Path::new(path))?,
+    let trace = match args.as_slice() {
+        [] => None,
+        [flag, path] if flag == "--trace" => Some(std::path::PathBuf::from(path)),
         _ => return Err("usage: smartnic-sim [--trace FILE.pcap]".into()),
     };
-    let is_ip = frames
-        .iter()
-        .map(|(_, d)| matches!(parse_frame(LINKTYPE_ETHERNET, d), FrameClass::Ip { .. }))
-        .collect();
-    let mut nic = SimNic::new()?;
-    nic.record_sketched(false);
-    let mut svc = Service { nic, frames, is_ip, next: 0, sent_ip: 0 };
-    serve(&mut svc, std::io::stdin().lock(), std::io::stdout()).map_err(|e| format!("service connection: {e}"))
+    // Reading the trace and building the Verilator model may take minutes: the service
+    // sends keepalives meanwhile (`serve_with`), so the client's deadline only catches a
+    // stall.
+    let start = || -> Result<Service, String> {
+        let frames = match &trace {
+            Some(p) => read_trace(p)?,
+            None => Vec::new(),
+        };
+        let mut nic = SimNic::new()?;
+        nic.record_sketched(false);
+        Ok(Service::new(nic, frames))
+    };
+    serve_with(start, std::io::stdin().lock(), std::io::stdout()).map_err(|e| e.to_string())
 }
