@@ -16,6 +16,9 @@ fn sim_with(dir: &Path, script: &str) -> String {
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
     let trace = dir.join("t.pcap");
     std::fs::write(&trace, b"").unwrap();
+    // A manifest of an earlier run into the same directory must not survive this one.
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("out/manifest.json"), b"{\"complete\": true}").unwrap();
     let start = Instant::now();
     let out: Output = Command::new(env!("CARGO_BIN_EXE_smartnic"))
         .args(["sim", "--trace", trace.to_str().unwrap(), "-o", dir.join("out").to_str().unwrap()])
@@ -25,7 +28,7 @@ fn sim_with(dir: &Path, script: &str) -> String {
         .unwrap();
     assert!(start.elapsed() < Duration::from_secs(8), "took {:?}", start.elapsed());
     assert_eq!(out.status.code(), Some(1));
-    assert!(!dir.join("out/manifest.json").exists());
+    assert!(!dir.join("out/manifest.json").exists(), "a failed run kept the earlier manifest");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
