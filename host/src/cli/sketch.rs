@@ -29,11 +29,13 @@ Examples:
       the papers' 21-byte records (13-byte key + timestamp)
 
 A trace without IP packets gives one snapshot of epoch 0 with 0 packets.
+
 ", manifest::help!()))]
     Run(RunArgs),
-    /// Compare the counters of two snapshot files, sketch by sketch (e.g. a simulated or
-    /// hardware readout against `sketch run` over the same packets). Exit status 1 when
-    /// any compared sketch differs.
+    /// Compare two snapshot files, sketch by sketch (e.g. a simulated or hardware readout
+    /// against `sketch run` over the same packets): what the counters mean (insertion mode,
+    /// geometry, hash parameters, time unit, delay bins), then the counters. Exit status 1
+    /// when anything compared differs.
     #[command(
         after_help = "Example:\n  smartnic sketch diff sim-out/epoch-000003.snap sw-out/epoch-000003.snap"
     )]
