@@ -152,10 +152,10 @@ impl<const TW: usize, const A: usize> Logic for TimeRmw<TW, A> {
             self.iv.next = self.rdq_iv.q.val();
         }
         self.diff.next = self.t.val() - self.prev.val();
-        if (self.prev.val() == self.zero.val()) | !(self.diff.val() < self.half.val()) {
-            self.gap.next = self.zero.val();
-        } else {
+        if (self.prev.val() != self.zero.val()) & (self.diff.val() < self.half.val()) {
             self.gap.next = self.diff.val();
+        } else {
+            self.gap.next = self.zero.val();
         }
         if self.gap.val() > self.iv.val() {
             self.w_iv.d.next = self.gap.val();
