@@ -442,7 +442,8 @@ const MAX_8023_LENGTH: usize = 1500;
 /// which the NIC counts as not IP too.
 pub fn to_ethernet(linktype: u32, data: &[u8]) -> Vec<u8> {
     let ethertype = match (linktype, data.first().map(|b| b >> 4)) {
-        (LINKTYPE_ETHERNET, _) => return data.to_vec(),
+        // An empty record stays empty (malformed, whatever its link type).
+        (LINKTYPE_ETHERNET, _) | (_, None) => return data.to_vec(),
         (LINKTYPE_IPV4, _) | (LINKTYPE_RAW, Some(4)) => ETHERTYPE_IPV4,
         (LINKTYPE_IPV6, _) | (LINKTYPE_RAW, Some(6)) => ETHERTYPE_IPV6,
         _ => data.len().min(MAX_8023_LENGTH) as u16,
@@ -457,6 +458,14 @@ pub fn to_ethernet(linktype: u32, data: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    fn class(c: &FrameClass) -> u8 {
+        match c {
+            FrameClass::Ip { .. } => 1,
+            FrameClass::NonIp => 2,
+            FrameClass::Malformed(_) => 3,
+        }
+    }
+
     #[test]
     fn raw_ip_gets_the_ip_ethertype_and_other_links_stay_not_ip() {
         let v4 = [0x45u8; 20];
@@ -467,7 +476,6 @@ mod tests {
             (LINKTYPE_IPV4, &v4[..], Some(ETHERTYPE_IPV4)),
             (LINKTYPE_IPV6, &v6[..], Some(ETHERTYPE_IPV6)),
             (LINKTYPE_RAW, &[0x25u8; 30][..], None),
-            (LINKTYPE_RAW, &[][..], None),
             (113, &v4[..], None),
         ] {
             let f = to_ethernet(lt, data);
@@ -477,13 +485,14 @@ mod tests {
                 Some(t) => assert_eq!(ty, t),
                 None => assert!(ty as usize == data.len() && ty as usize <= MAX_8023_LENGTH),
             }
-            // The software parser gives the NIC's frame the captured frame's verdict.
+            // The software parser gives the NIC's frame the captured frame's class.
             let (a, b) = (parse_frame(lt, data), parse_frame(LINKTYPE_ETHERNET, &f));
-            assert_eq!(
-                matches!(a, FrameClass::Ip { .. }),
-                matches!(b, FrameClass::Ip { .. }),
-                "{lt} {data:?}"
-            );
+            assert_eq!(class(&a), class(&b), "{lt} {data:?}");
+        }
+        // An empty record stays empty: malformed on both sides, whatever the link type.
+        for lt in [LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_IPV4, LINKTYPE_IPV6, 113] {
+            assert!(to_ethernet(lt, &[]).is_empty(), "{lt}");
+            assert!(matches!(parse_frame(lt, &[]), FrameClass::Malformed(_)), "{lt}");
         }
         let eth = [7u8; 60];
         assert_eq!(to_ethernet(LINKTYPE_ETHERNET, &eth), eth);

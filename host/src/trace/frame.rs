@@ -24,7 +24,8 @@
 //! The L4 header must lie within both the captured bytes and the IP packet's own length;
 //! bytes beyond the IP length (Ethernet padding) are ignored. A frame longer than the
 //! contract's [`MAX_FRAME_LEN`] is malformed (the NIC's length limit; no capture can hold one).
-//! An empty frame (a zero-length capture record) is malformed, as the NIC counts it.
+//! An empty frame (a zero-length capture record) is malformed whatever its link type: the
+//! NIC sees it as one beat with no valid byte.
 
 use smartnic_contract::key::{PROTO_TCP, PROTO_UDP};
 use smartnic_contract::shim::{Hop, IntShim, ShimError, ETHERTYPE_SHIM};
@@ -75,6 +76,8 @@ pub enum FrameError {
     BadTcpOffset(u8),
     #[error("frame longer than {MAX_FRAME_LEN} bytes")]
     TooLong,
+    #[error("empty frame (a zero-length capture record)")]
+    Empty,
 }
 
 impl FrameError {
@@ -96,6 +99,7 @@ impl FrameError {
             FrameError::L4Truncated(_) => "l4_truncated",
             FrameError::BadTcpOffset(_) => "bad_tcp_offset",
             FrameError::TooLong => "too_long",
+            FrameError::Empty => "empty",
         }
     }
 }
@@ -134,6 +138,9 @@ fn be16(b: &[u8], at: usize) -> u16 {
 
 /// Parses one frame of the given link type.
 pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
+    if data.is_empty() {
+        return FrameClass::Malformed(FrameError::Empty);
+    }
     if data.len() as u64 > MAX_FRAME_LEN {
         return FrameClass::Malformed(FrameError::TooLong);
     }
@@ -405,7 +412,13 @@ mod tests {
 
     #[test]
     fn empty_frame_is_malformed() {
-        assert_eq!(parse_frame(LINKTYPE_ETHERNET, &[]), FrameClass::Malformed(FrameError::EthernetTruncated));
+        for linktype in [LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_IPV4, LINKTYPE_IPV6, 147] {
+            assert_eq!(
+                parse_frame(linktype, &[]),
+                FrameClass::Malformed(FrameError::Empty),
+                "link type {linktype}"
+            );
+        }
     }
 
     #[test]
