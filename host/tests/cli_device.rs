@@ -59,5 +59,6 @@ fn missing_devices_are_explained() {
     assert!(String::from_utf8_lossy(&gone.stderr).contains("/nonexistent/bar.img"));
     let bad = smartnic(&["status", "--device", "vfio:not-a-bdf"]);
     assert_eq!(bad.status.code(), Some(1));
-    assert!(!String::from_utf8_lossy(&bad.stderr).is_empty());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("\"not-a-bdf\" is not a PCI address") && err.contains("DDDD:BB:DD.F"), "{err}");
 }
