@@ -549,7 +549,8 @@ mod tests {
         assert!(CoreNic::nic().is_ok());
         let small = TowerGeometry::from_widths_depths(&[(8, 1 << 6), (16, 1 << 5), (32, 1 << 4)]);
         let e = CoreNic::new(&small, &SuMaxGeometry::nic_default(), &RegMap::nic_default()).err().unwrap();
-        assert!(!e.is_empty());
+        // The tower's first array is 2^6 x 8 bits where the core's generics say 2^16 x 8.
+        assert!(e.contains("array 0") && e.contains("64 x 8-bit") && e.contains("2^16 x 8-bit"), "{e}");
         let e = CoreNic::new(
             &TowerGeometry::sketchint_fpga(),
             &SuMaxGeometry::with_depth(3, 1 << 12),
@@ -557,7 +558,8 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert!(!e.is_empty());
+        // SuMax arrays of 2^12 buckets where the core's generics say 2^13.
+        assert!(e.contains("depth") && e.contains("4096") && e.contains("8192"), "{e}");
         assert_eq!((WINDOW_LATENCY, SW_LATENCY, SM_DELAY, CORE_DRAIN), (3, 7, 7, 15));
     }
 }
