@@ -7,8 +7,8 @@
 //! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul/div by log-add-exp and by direct tables, multiplicative encoder and decoder, SuMax delay bins) |
 //! | [`parser`] | line-rate packet parser: AXI-Stream 64-bit in, one descriptor (class, flow key, length, timestamp, INT delay) per frame |
 //! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
-//! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch pipeline |
-//! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch + epoch engine, statistics, AXI4-Lite register file with the readout windows |
+//! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch and SuMax pipelines (one bank, and two banks under the epoch engine) |
+//! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch and two-bank SuMax (with the delay-bin unit) under one epoch engine, statistics, AXI4-Lite register file with the readout windows |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
 //! | [`synth`] | Yosys `synth_xilinx` runs and resource reports |

@@ -15,6 +15,9 @@
 //! | [`banked_array`] | `BankedArray<W, A>`: a `CounterRmw` behind two RAMs (one per bank), readout and clear ports on the idle bank |
 //! | [`epoch`] | `EpochEngine`: active bank, swap with drain, clear sweep, EPOCH, SEQUENCE, per-epoch packet counters (contract `regs::epoch`) |
 //! | [`tower_banked`] | `TowerBanked`: the TowerSketch pipeline on `BankedArray`s with the epoch engine and a window readout port |
+//! | [`sumax_banked_time`] | `BankedTimeCells`: `TimeCells` with two RAMs per cell (one per bank), readout and clear ports on the idle bank |
+//! | [`sumax_banked_array`] | `SuMaxBankedArray`: `SuMaxArray` with every lane two-bank (`BankedArray` sum lanes + `BankedTimeCells`) |
+//! | [`sumax_banked`] | `SuMaxBanked`: the SuMax pipeline on `SuMaxBankedArray`s, the packet's bank beside its index, readout and clear ports on the idle bank; `CellIndex` (window word -> bucket, cell) |
 //! | [`bare`] | `BareTower`: read -> +1 -> write without forwarding, the Fmax reference of `scripts/bench-fmax` |
 pub mod array;
 pub mod banked_array;
