@@ -1,5 +1,15 @@
 //! The SmartNIC host library: bit-exact software sketches, traces, arithmetic models,
 //! measurement tasks and reports. The `smartnic` binary is a thin CLI over it.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`trace`] | pcap/pcapng readers, the frame parser (frame -> flow key), the seeded generator and its ground truth |
+//! | [`sketch`] | bit-exact software sketches (TowerSketch, SuMax) and the baselines; snapshot sections to and from sketches |
+//! | [`arith`] | bit-exact models of the NIC's lookup-table arithmetic |
+//! | [`tasks`] | measurement tasks answered from sketch counters |
+//! | [`metrics`] | accuracy metrics as the papers define them (ARE, AAE, RE, WMRE) |
+//! | [`eval`] | the accuracy lab: sketches of several kinds and sizes over one trace against the exact answers |
+//! | [`cli`] | the `smartnic` command line, one module per command |
 pub use smartnic_contract as contract;
 
 pub mod arith;
