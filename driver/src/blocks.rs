@@ -140,7 +140,7 @@ impl DeviceMap {
         let fw = blocks[0].offset;
         let firmware = FirmwareId {
             device: dev.read32(fw + firmware_id::DEVICE)?,
-            version: dev.read32(fw + firmware_id::FW_VERSION)?,
+            version: dev.read32(fw + firmware_id::VERSION)?,
             build_time: dev.read32(fw + firmware_id::BUILD_TIME)?,
             git_hash: dev.read32(fw + firmware_id::GIT_HASH)?,
         };
@@ -265,7 +265,7 @@ pub fn enumerate<A: RegisterAccess + ?Sized>(dev: &mut A) -> Result<Vec<BlockHea
         if !next.is_multiple_of(4) {
             return Err(BlockError::Misaligned { at, next });
         }
-        if next as u64 + header::BODY as u64 > bar_size {
+        if check_range(bar_size, next, header::BODY as u64).is_err() {
             return Err(BlockError::OutOfRange { at, next, bar_size });
         }
         if out.iter().any(|b| b.offset == next) {

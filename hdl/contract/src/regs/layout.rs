@@ -98,7 +98,7 @@ impl Layout {
         let fw_base = self.blocks[0].base;
         r.extend([
             (fw_base + firmware_id::DEVICE, fw.device),
-            (fw_base + firmware_id::FW_VERSION, fw.version),
+            (fw_base + firmware_id::VERSION, fw.version),
             (fw_base + firmware_id::BUILD_TIME, fw.build_time),
             (fw_base + firmware_id::GIT_HASH, fw.git_hash),
         ]);

@@ -39,8 +39,8 @@ pub const BLOCK_VERSION: u32 = 0x0001_0000;
 pub mod firmware_id {
     /// PCI-style device identifier of the bitstream's design.
     pub const DEVICE: u32 = 0xC;
-    /// Design version (16.16).
-    pub const FW_VERSION: u32 = 0x10;
+    /// Design version (16.16; the generated design reports `smartnic_hdl::regs::map::FW_VERSION`).
+    pub const VERSION: u32 = 0x10;
     /// Build timestamp, seconds since the Unix epoch.
     pub const BUILD_TIME: u32 = 0x14;
     /// First 32 bits of the git commit of the generator.
