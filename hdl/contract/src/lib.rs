@@ -1,9 +1,9 @@
 //! The SmartNIC device contract.
 //!
 //! Everything that two sides of the system must agree on is defined here exactly once:
-//! the hardware generator (`smartnic-hdl`), the driver, the host software models and the P4
-//! entry generator all use these definitions, and the checked-in test vectors under
-//! `vectors/` pin them so that a change is visible in review.
+//! the hardware generator (`smartnic-hdl`), the driver and the host software models all use
+//! these definitions, and the checked-in test vectors under `vectors/` pin them so that a
+//! change is visible in review. (The switch-side P4 programs of `p4/` are not written yet.)
 //!
 //! | module | what it fixes |
 //! |---|---|

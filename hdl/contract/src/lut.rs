@@ -3,10 +3,9 @@
 //!
 //! Everything here is defined once. The hardware generator burns the `*_table` vectors into
 //! ROMs and mirrors the integer functions gate for gate; the host models
-//! (`smartnic::arith`) call these functions with cached tables; the P4 entry generator
-//! turns the tables into exact-match entries. `f64` is used only inside the table and
-//! constant generators (`*_table`, [`encoder_k`], [`encoder_c`]); every other function is
-//! pure integer arithmetic.
+//! (`smartnic::arith`) call these functions with cached tables. `f64` is used only inside
+//! the table and constant generators (`*_table`, [`encoder_k`], [`encoder_c`]); every other
+//! function is pure integer arithmetic.
 //!
 //! # Fixed-point log2 ([`log2_fx`])
 //! For an integer `x` in `1..2^64`: `l` = position of the leading one (`63 - lzcnt`),

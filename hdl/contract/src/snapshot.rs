@@ -1,11 +1,14 @@
-//! Identifiers of the snapshot file (the codec lives in `smartnic-driver::snapshot`, which
-//! both the driver's readout and the host's software sketches use to write it).
+//! Identifiers of the snapshot file. The codec, and with it the full layout, is
+//! `smartnic_driver::snapshot`, which both the driver's readout and the host's software
+//! sketches use to write the file.
 //!
-//! Layout, all integers little-endian:
+//! All integers little-endian; the file opens with [`MAGIC`] and [`VERSION`], then the
+//! [`source`] byte and a reserved byte, and ends with a CRC-32C ([`CHECKSUM`]) of every byte
+//! before it:
 //! ```text
-//! magic "SNICSNAP" | version u16 | flags u16 | header fields ... | sections ... | crc32c u32
+//! magic "SNICSNAP" | version u16 | source u8 | reserved u8 | epoch, time, firmware ID,
+//! packets, section count | sections, each tagged with a `kind` u16 | crc32c u32
 //! ```
-//! The trailing CRC-32C covers every byte before it.
 
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"SNICSNAP";

@@ -1,5 +1,5 @@
 //! Shared test vectors: generated here, checked in under `hdl/contract/vectors/`, and
-//! checked by every side (host software, Verilator runs of the HDL, P4 entries).
+//! checked by every side (host software, Verilator runs of the HDL).
 //!
 //! `hash.txt` lists flow keys and the CRC of each family member:
 //! `hash <key: 26 hex digits> <crc member 0> ... <crc member 6>` (8 hex digits each).
