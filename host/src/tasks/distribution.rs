@@ -26,6 +26,10 @@
 //! - ElasticSketch: MRAC on the light part plus the heavy part's flows at their estimates.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rustfft::num_complex::Complex64;
+use rustfft::{Fft, FftPlanner};
 
 use crate::sketch::{AnySketch, Elastic, SuMax, Tower};
 use smartnic_contract::geometry::{marker, sumax_cell};
@@ -238,16 +242,23 @@ fn walk_pairs(support: &[u64], from: usize) -> u64 {
 /// ordered pairs, `w_s w_(v-s)` (once for `s != t`, twice `w_s^2 / 2` for `s = t`). With
 /// `r_v = count_v / Z(v)` the new `n_s` gains `r_s w_s` (the single split) plus
 /// `w_s sum_v r_v w_(v-s)`, a correlation of `r` with `w`.
+///
+/// The transforms are `rustfft`'s, planned once per MRAC run (one length for every
+/// iteration); its inverse is unscaled, so values read back are divided by the length.
 struct PairConv {
-    fft: super::fft::Fft,
+    forward: Arc<dyn Fft<f64>>,
+    inverse: Arc<dyn Fft<f64>>,
+    /// Work space shared by both transforms (no allocation per iteration).
+    scratch: Vec<Complex64>,
     /// FFT of `w`, reused by both convolutions of an iteration.
-    w_hat: Vec<super::fft::C64>,
-    buf: Vec<super::fft::C64>,
+    w_hat: Vec<Complex64>,
+    buf: Vec<Complex64>,
 }
 
 impl PairConv {
     /// FFT length for a support: room for the linear convolution of values up to the
-    /// largest one.
+    /// largest one. A power of two, so the transform takes the library's fastest path
+    /// and [`PairConv::cost`] describes it.
     fn len(support: &[u64]) -> usize {
         (2 * (support.last().copied().unwrap_or(0) as usize + 1)).next_power_of_two()
     }
@@ -260,45 +271,98 @@ impl PairConv {
     }
 
     fn new(support: &[u64]) -> Self {
-        let n = Self::len(support);
-        PairConv { fft: super::fft::Fft::new(n), w_hat: vec![(0.0, 0.0); n], buf: vec![(0.0, 0.0); n] }
+        Self::with_len(Self::len(support))
+    }
+
+    /// Transforms of length `n`, planned once.
+    fn with_len(n: usize) -> Self {
+        let mut planner = FftPlanner::<f64>::new();
+        let forward = planner.plan_fft_forward(n);
+        let inverse = planner.plan_fft_inverse(n);
+        let scratch_len = forward.get_inplace_scratch_len().max(inverse.get_inplace_scratch_len());
+        let zero = Complex64::new(0.0, 0.0);
+        PairConv {
+            forward,
+            inverse,
+            scratch: vec![zero; scratch_len],
+            w_hat: vec![zero; n],
+            buf: vec![zero; n],
+        }
+    }
+
+    /// `1 / N`: the scale of a value read back after [`Self::inverse_buf`].
+    fn unscale(&self) -> f64 {
+        1.0 / self.buf.len() as f64
+    }
+
+    /// Zeroes `x` and sets its real parts at `at` to `values` (a real signal on the value
+    /// range).
+    fn load(x: &mut [Complex64], at: impl IntoIterator<Item = (usize, f64)>) {
+        x.fill(Complex64::new(0.0, 0.0));
+        for (i, v) in at {
+            x[i].re = v;
+        }
+    }
+
+    /// Forward transform of `buf` in place.
+    fn forward_buf(&mut self) {
+        self.forward.process_with_scratch(&mut self.buf, &mut self.scratch);
+    }
+
+    /// Inverse transform of `buf` in place, unscaled (see [`Self::unscale`]).
+    fn inverse_buf(&mut self) {
+        self.inverse.process_with_scratch(&mut self.buf, &mut self.scratch);
+    }
+
+    /// Loads `w` (per support value) and keeps its transform in `w_hat`.
+    fn set_weights(&mut self, support: &[u64], w: &[f64]) {
+        Self::load(&mut self.w_hat, support.iter().zip(w).map(|(&s, &ws)| (s as usize, ws)));
+        self.forward.process_with_scratch(&mut self.w_hat, &mut self.scratch);
+    }
+
+    /// `buf` becomes `(w * w)(v)` for every `v` (times `N`): the ordered pair sums.
+    fn self_convolve_weights(&mut self) {
+        for (b, &a) in self.buf.iter_mut().zip(&self.w_hat) {
+            *b = a * a;
+        }
+        self.inverse_buf();
+    }
+
+    /// `buf`, holding a signal `r`, becomes `sum_v r_v w_(v-s)` for every `s` (times `N`):
+    /// the correlation of `r` with the weights.
+    fn correlate_with_weights(&mut self) {
+        self.forward_buf();
+        for (b, &a) in self.buf.iter_mut().zip(&self.w_hat) {
+            *b *= a.conj();
+        }
+        self.inverse_buf();
     }
 
     /// Adds the E-step contributions of the values `pairs` (support indices from `first`)
     /// to `next`, given the weights `w` of the whole support.
     fn step(&mut self, support: &[u64], pairs: &[(u64, u64)], first: usize, w: &[f64], next: &mut [f64]) {
-        use super::fft::{mul, mul_conj};
-        self.w_hat.fill((0.0, 0.0));
-        for (&s, &ws) in support.iter().zip(w) {
-            self.w_hat[s as usize].0 = ws;
-        }
-        self.fft.forward(&mut self.w_hat);
-        // (w * w)(v): the ordered pair sums. Round-off can leave tiny negative values
-        // where the true sum is 0; every true value is >= 0.
-        for (b, &a) in self.buf.iter_mut().zip(&self.w_hat) {
-            *b = mul(a, a);
-        }
-        self.fft.inverse(&mut self.buf);
-        let pair_sum: Vec<f64> = pairs.iter().map(|&(v, _)| self.buf[v as usize].0.max(0.0)).collect();
-        self.buf.fill((0.0, 0.0));
+        let unscale = self.unscale();
+        self.set_weights(support, w);
+        self.self_convolve_weights();
+        // Round-off can leave tiny negative values where the true sum is 0; every true
+        // value is >= 0.
+        let pair_sum: Vec<f64> =
+            pairs.iter().map(|&(v, _)| (self.buf[v as usize].re * unscale).max(0.0)).collect();
+        let mut r = Vec::with_capacity(pairs.len());
         for (i, (&(v, count), ps)) in pairs.iter().zip(pair_sum).enumerate() {
             let wv = w[first + i];
             let z = wv + ps / 2.0;
             if z > 0.0 {
-                let r = count as f64 / z;
-                self.buf[v as usize].0 = r;
-                next[first + i] += r * wv;
+                let rv = count as f64 / z;
+                r.push((v as usize, rv));
+                next[first + i] += rv * wv;
             }
         }
-        // sum_v r_v w_(v-s) for every s: the correlation of r with w.
-        self.fft.forward(&mut self.buf);
-        for (b, &a) in self.buf.iter_mut().zip(&self.w_hat) {
-            *b = mul_conj(*b, a);
-        }
-        self.fft.inverse(&mut self.buf);
+        Self::load(&mut self.buf, r);
+        self.correlate_with_weights();
         for ((nx, &s), &ws) in next.iter_mut().zip(support).zip(w) {
             if ws != 0.0 {
-                *nx += ws * self.buf[s as usize].0.max(0.0);
+                *nx += ws * (self.buf[s as usize].re * unscale).max(0.0);
             }
         }
     }
@@ -523,6 +587,31 @@ mod tests {
         assert!(walk_pairs(&support, 0) > PairConv::cost(&support));
         let few: Vec<u64> = (0..50).map(|i| 601 + 97 * i).collect();
         assert!(walk_pairs(&few, 0) < PairConv::cost(&few));
+    }
+
+    /// The transforms' conventions as the E step uses them (zero padding, unscaled inverse,
+    /// conjugate for the correlation) against the direct sums on a small signal.
+    #[test]
+    fn pair_conv_convolves_and_correlates() {
+        let support = [1u64, 2, 3];
+        let w = [1.0, 2.0, -0.5];
+        let mut c = PairConv::with_len(8);
+        c.set_weights(&support, &w);
+        c.self_convolve_weights();
+        let at = |v: usize| w.get(v.wrapping_sub(1)).copied().unwrap_or(0.0);
+        for v in 0..8 {
+            let want: f64 = (0..=v).map(|s| at(s) * at(v - s)).sum();
+            let got = c.buf[v] * c.unscale();
+            assert!((got.re - want).abs() < 1e-12 && got.im.abs() < 1e-12, "v {v}: {got} vs {want}");
+        }
+        let r = [(2usize, 3.0), (4, -1.0), (6, 0.25)];
+        PairConv::load(&mut c.buf, r);
+        c.correlate_with_weights();
+        for s in 0..4 {
+            let want: f64 = r.iter().map(|&(v, rv)| rv * v.checked_sub(s).map_or(0.0, at)).sum();
+            let got = c.buf[s] * c.unscale();
+            assert!((got.re - want).abs() < 1e-12 && got.im.abs() < 1e-12, "s {s}: {got} vs {want}");
+        }
     }
 
     #[test]

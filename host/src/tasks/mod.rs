@@ -16,7 +16,6 @@
 pub mod cardinality;
 pub mod distribution;
 pub mod entropy;
-pub mod fft;
 pub mod flow_size;
 pub mod heavy;
 pub mod sumax;
