@@ -98,12 +98,18 @@ pub trait RegisterAccess {
     }
 }
 
-/// Checks that `len` bytes at `offset` are aligned and inside a BAR of `bar_size` bytes.
+/// Register offsets are 32-bit: of a larger BAR (a 64-bit BAR may be any power of two) only
+/// the first 4 GiB can be addressed, so ranges are checked against this much at most, and
+/// `offset + k` for any `k < len` of a checked range never overflows a `u32`.
+pub const ADDRESSABLE: u64 = 1 << 32;
+
+/// Checks that `len` bytes at `offset` are aligned and inside a BAR of `bar_size` bytes (and
+/// within the [`ADDRESSABLE`] part of it).
 pub fn check_range(bar_size: u64, offset: u32, len: u64) -> Result<(), AccessError> {
     if !offset.is_multiple_of(4) {
         return Err(AccessError::Misaligned { offset: offset as u64 });
     }
-    if offset as u64 + len > bar_size {
+    if offset as u64 + len > bar_size.min(ADDRESSABLE) {
         return Err(AccessError::OutOfRange { offset: offset as u64, len, bar_size });
     }
     Ok(())
@@ -252,6 +258,16 @@ mod tests {
         assert!(matches!(e, AccessError::OutOfRange { offset: 12, len: 8, bar_size: 16 }));
         assert!(e.to_string().contains("0xc..0x14"), "{e}");
         assert!(matches!(d.read_block(2, &mut out), Err(AccessError::Misaligned { offset: 2 })));
+    }
+
+    /// A BAR larger than 4 GiB: ranges end at the last 32-bit offset, so a block header read
+    /// at `at + 8` after a check of `at` can never wrap.
+    #[test]
+    fn ranges_past_the_32_bit_offsets_are_out_of_range() {
+        let huge = 1u64 << 40;
+        assert!(check_range(huge, u32::MAX - 3, 4).is_ok());
+        let e = check_range(huge, u32::MAX - 3, 8).unwrap_err();
+        assert!(matches!(e, AccessError::OutOfRange { offset: 0xFFFF_FFFC, len: 8, .. }), "{e}");
     }
 
     #[test]
