@@ -2,6 +2,9 @@
 //! map (2 MiB BAR, SketchINT tower + NIC SuMax): LUTs and flops only, no latch.
 use smartnic_hdl::{blocks, flow, synth};
 
+mod synth_util;
+
+/// Measured at commit 97746b5: 650 LUT, 81 FF, 16 CARRY4.
 #[test]
 fn regs_synthesizes_for_xc7_as_logic_only() {
     let dir = flow::target_dir().join("hdl-test").join("synth-regs");
@@ -13,6 +16,5 @@ fn regs_synthesizes_for_xc7_as_logic_only() {
     // The constant table is LUT logic: no block RAM, LUTRAM or DSP.
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 0, 0, 0), "{r:?}");
     // Flops: state (4) + address (19) + read data (32) + window sel/index (23) + pulses/mode.
-    assert!(r.ff >= 70 && r.ff <= 120, "{r:?}");
-    assert!(r.lut >= 100 && r.lut <= 800, "{r:?}");
+    synth_util::assert_logic(&r, 650, 81);
 }

@@ -2,6 +2,8 @@
 //! with the epoch engine at the board geometry, next to the one-bank `tower`.
 use smartnic_hdl::{blocks, flow, synth};
 
+mod synth_util;
+
 fn run(name: &str) -> synth::SynthReport {
     let dir = flow::target_dir().join("hdl-test").join("synth-tower-banked");
     let v = blocks::generate(name, &dir).unwrap();
@@ -15,11 +17,12 @@ fn run(name: &str) -> synth::SynthReport {
 /// Two banks: exactly twice the tower's 43 RAMB36 + 5 RAMB18 (a second RAM per array, nothing in
 /// LUTRAM or flops); the logic is one set of hash units and one RMW datapath per array
 /// plus the bank muxes, the engine (64-bit counters) and the readout mux: within the
-/// tower's 1500-LUT budget + 600.
+/// tower's 1500-LUT budget + 600. Measured at commit 97746b5: 1756 LUT, 1040 FF, 59 CARRY4,
+/// 15 SRL.
 #[test]
 fn tower_banked_synthesizes_for_xc7_with_twice_the_rams() {
     let r = run("tower_banked");
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (86, 10, 0, 0), "{r:?}");
-    assert!(r.lut >= 300 && r.lut <= 2100, "{r:?}");
-    assert!(r.ff <= 1800, "{r:?}");
+    assert!(r.lut <= 2100, "{r:?}");
+    synth_util::assert_logic(&r, 1756, 1040);
 }

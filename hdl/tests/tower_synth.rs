@@ -3,6 +3,8 @@
 //! published 45.5 BRAM36 / 686 LUT, and of the bare RMW reference.
 use smartnic_hdl::{blocks, flow, synth};
 
+mod synth_util;
+
 fn run(name: &str) -> synth::SynthReport {
     let dir = flow::target_dir().join("hdl-test").join("synth-tower");
     let v = blocks::generate(name, &dir).unwrap();
@@ -16,22 +18,24 @@ fn run(name: &str) -> synth::SynthReport {
 /// The pipeline: three 64 KiB arrays in block RAM, the 16- and 32-bit ones partly in the
 /// parity bits (`CellRam`): 16 + 15 + (12 + 5 RAMB18) = 45.5 RAMB36, within the 46 per
 /// bank of the budget (48 without the parity bits); no latch, no DSP, no LUTRAM; logic for
-/// three hash units (index bits only), forwarding and both modes within 1500 LUT.
+/// three hash units (index bits only), forwarding and both modes within 1500 LUT. Measured at
+/// commit 97746b5: 1213 LUT, 743 FF, 29 CARRY4, 15 SRL.
 #[test]
 fn tower_synthesizes_for_xc7_within_budget() {
     let r = run("tower");
     println!("SketchINT (VC709, Vivado): 45.5 BRAM36, 686 LUT");
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (43, 5, 0, 0), "{r:?}");
     assert!(2 * r.ramb36 + r.ramb18 <= 2 * 46, "{r:?}");
-    assert!(r.lut <= 1500 && r.lut >= 300, "{r:?}");
+    assert!(r.lut <= 1500, "{r:?}");
     // Flops: 3 x (hash stage 1 + index) + forwarding window + omega chain; no RAM in FFs.
-    assert!(r.ff <= 1200, "{r:?}");
+    synth_util::assert_logic(&r, 1213, 743);
 }
 
-/// The reference: the same three RAMs and nothing but an adder per array.
+/// The reference: the same three RAMs and nothing but an adder per array. Measured at commit
+/// 97746b5: 74 LUT, 51 FF.
 #[test]
 fn bare_reference_is_only_the_rams() {
     let r = run("tower_bare");
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (43, 5, 0, 0), "{r:?}");
-    assert!(r.lut <= 100, "{r:?}");
+    synth_util::assert_logic(&r, 74, 51);
 }
