@@ -7,7 +7,7 @@
 //!
 //! | module | what it fixes |
 //! |---|---|
-//! | [`frame`] | EtherTypes, skipped IPv6 extension headers and the parsers' limits |
+//! | [`frame`] | EtherTypes, header field byte ranges, skipped IPv6 extension headers and the parsers' limits |
 //! | [`key`] | the 13-byte flow key and the IPv6 folding rule |
 //! | [`hash`] | the CRC-32 hash family, one parameter set per array, and index reduction |
 //! | [`interval`] | the inter-arrival rule of SuMax's max cells (backwards time counts as 0) |
