@@ -132,3 +132,47 @@ pub mod field {
         pub const HEADER_LEN: usize = 8;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::field::*;
+
+    /// An IPv4 header (IHL 5, total length 40, DF, TCP, 10.0.0.1 -> 10.0.0.2) and a TCP
+    /// header (5000 -> 80, data offset 5), read through the field ranges.
+    #[test]
+    fn field_ranges_decode_fixed_headers() {
+        let ip = [0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        assert_eq!(ip.len(), ipv4::MIN_HEADER_LEN);
+        assert_eq!(ip[ipv4::VER_IHL] >> 4, ipv4::VERSION);
+        assert_eq!(&ip[ipv4::TOTAL_LEN], &[0, 40]);
+        assert_eq!(u16::from_be_bytes([ip[6], ip[7]]) & ipv4::FRAG_OFFSET_MASK, 0);
+        assert_eq!(ip[ipv4::FLAGS_FRAG][0], 0x40);
+        assert_eq!(ip[ipv4::PROTOCOL], crate::key::PROTO_TCP);
+        assert_eq!(&ip[ipv4::SOURCE], &[10, 0, 0, 1]);
+        assert_eq!(&ip[ipv4::DESTINATION], &[10, 0, 0, 2]);
+        let tcp_hdr = [0x13, 0x88, 0, 80, 0, 0, 0, 0, 0, 0, 0, 0, 0x50, 0x02, 0, 0, 0, 0, 0, 0];
+        assert_eq!(tcp_hdr.len(), tcp::MIN_HEADER_LEN);
+        assert_eq!(&tcp_hdr[tcp::SRC_PORT], &[0x13, 0x88]);
+        assert_eq!(&tcp_hdr[tcp::DST_PORT], &[0, 80]);
+        assert_eq!(tcp_hdr[tcp::DATA_OFFSET] >> 4, 5);
+    }
+
+    /// Every field lies inside its header, so a parser that checked the header's length
+    /// may read it.
+    #[test]
+    fn fields_lie_within_their_headers() {
+        assert!(ethernet::ETHERTYPE.end <= ethernet::HEADER_LEN);
+        assert!(vlan::ETHERTYPE.end <= vlan::TAG_LEN);
+        for r in [ipv4::TOTAL_LEN, ipv4::FLAGS_FRAG, ipv4::SOURCE, ipv4::DESTINATION] {
+            assert!(r.end <= ipv4::MIN_HEADER_LEN, "{r:?}");
+        }
+        for r in [ipv6::PAYLOAD_LEN, ipv6::SOURCE, ipv6::DESTINATION] {
+            assert!(r.end <= ipv6::HEADER_LEN, "{r:?}");
+        }
+        assert_eq!(ipv6::SOURCE.len(), 16);
+        assert_eq!(ipv6::DESTINATION.len(), 16);
+        assert!(ext::FRAG_OFFSET.end <= ext::MIN_HEADER_LEN);
+        assert!(tcp::DATA_OFFSET < tcp::MIN_HEADER_LEN);
+        assert!(udp::DST_PORT.end <= udp::HEADER_LEN);
+    }
+}

@@ -34,11 +34,13 @@ use smartnic_contract::FlowKey;
 use super::capture::RawFrame;
 use super::Packet;
 
+use smartnic_contract::frame::field::{ethernet, ext, ipv4, ipv6, tcp, udp, vlan};
 use smartnic_contract::frame::ipv6_ext;
 pub use smartnic_contract::frame::{
     ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD, ETHERTYPE_VLAN,
     MAX_EXT_HEADERS, MAX_FRAME_LEN, MAX_VLAN_TAGS,
 };
+use std::ops::Range;
 pub const LINKTYPE_ETHERNET: u32 = 1;
 pub const LINKTYPE_RAW: u32 = 101;
 pub const LINKTYPE_IPV4: u32 = 228;
@@ -132,8 +134,9 @@ pub fn classify(frame: &RawFrame<'_>) -> Classified {
     }
 }
 
-fn be16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
+/// The big-endian 16-bit field at `r` (a contract field range; the caller checked the length).
+fn be16(b: &[u8], r: Range<usize>) -> u16 {
+    u16::from_be_bytes([b[r.start], b[r.start + 1]])
 }
 
 /// Parses one frame of the given link type.
@@ -165,21 +168,21 @@ pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
 type IpResult = Result<Option<(FlowKey, Vec<Hop>)>, FrameError>;
 
 fn parse_ethernet(data: &[u8]) -> IpResult {
-    if data.len() < 14 {
+    if data.len() < ethernet::HEADER_LEN {
         return Err(FrameError::EthernetTruncated);
     }
-    let mut ethertype = be16(data, 12);
-    let mut rest = &data[14..];
+    let mut ethertype = be16(data, ethernet::ETHERTYPE);
+    let mut rest = &data[ethernet::HEADER_LEN..];
     let mut tags = 0;
     while matches!(ethertype, ETHERTYPE_VLAN | ETHERTYPE_QINQ | ETHERTYPE_QINQ_OLD) {
         if tags == MAX_VLAN_TAGS {
             return Err(FrameError::TooManyVlanTags);
         }
-        if rest.len() < 4 {
+        if rest.len() < vlan::TAG_LEN {
             return Err(FrameError::VlanTruncated);
         }
-        ethertype = be16(rest, 2);
-        rest = &rest[4..];
+        ethertype = be16(rest, vlan::ETHERTYPE);
+        rest = &rest[vlan::TAG_LEN..];
         tags += 1;
     }
     let mut hops = Vec::new();
@@ -204,49 +207,49 @@ fn parse_ethernet(data: &[u8]) -> IpResult {
 fn ports(proto: u8, l4: &[u8]) -> Result<(u16, u16), FrameError> {
     match proto {
         PROTO_TCP => {
-            if l4.len() < 20 {
+            if l4.len() < tcp::MIN_HEADER_LEN {
                 return Err(FrameError::L4Truncated(proto));
             }
-            let off = l4[12] >> 4;
-            if off < 5 {
+            let off = l4[tcp::DATA_OFFSET] >> 4;
+            if (off as usize) < tcp::MIN_HEADER_LEN / 4 {
                 return Err(FrameError::BadTcpOffset(off));
             }
-            Ok((be16(l4, 0), be16(l4, 2)))
+            Ok((be16(l4, tcp::SRC_PORT), be16(l4, tcp::DST_PORT)))
         }
         PROTO_UDP => {
-            if l4.len() < 8 {
+            if l4.len() < udp::HEADER_LEN {
                 return Err(FrameError::L4Truncated(proto));
             }
-            Ok((be16(l4, 0), be16(l4, 2)))
+            Ok((be16(l4, udp::SRC_PORT), be16(l4, udp::DST_PORT)))
         }
         _ => Ok((0, 0)),
     }
 }
 
 fn parse_ipv4(ip: &[u8]) -> Result<FlowKey, FrameError> {
-    if ip.len() < 20 {
+    if ip.len() < ipv4::MIN_HEADER_LEN {
         return Err(FrameError::Ipv4Truncated);
     }
-    let version = ip[0] >> 4;
-    if version != 4 {
+    let version = ip[ipv4::VER_IHL] >> 4;
+    if version != ipv4::VERSION {
         return Err(FrameError::BadIpVersion(version));
     }
-    let ihl = ip[0] & 0x0F;
-    if ihl < 5 {
+    let ihl = ip[ipv4::VER_IHL] & 0x0F;
+    let hlen = ihl as usize * 4;
+    if hlen < ipv4::MIN_HEADER_LEN {
         return Err(FrameError::BadIhl(ihl));
     }
-    let hlen = ihl as usize * 4;
     if ip.len() < hlen {
         return Err(FrameError::Ipv4Truncated);
     }
-    let total = be16(ip, 2);
+    let total = be16(ip, ipv4::TOTAL_LEN);
     if (total as usize) < hlen {
         return Err(FrameError::BadTotalLength(total));
     }
-    let proto = ip[9];
-    let src: [u8; 4] = ip[12..16].try_into().unwrap();
-    let dst: [u8; 4] = ip[16..20].try_into().unwrap();
-    let frag_offset = be16(ip, 6) & 0x1FFF;
+    let proto = ip[ipv4::PROTOCOL];
+    let src: [u8; 4] = ip[ipv4::SOURCE].try_into().unwrap();
+    let dst: [u8; 4] = ip[ipv4::DESTINATION].try_into().unwrap();
+    let frag_offset = be16(ip, ipv4::FLAGS_FRAG) & ipv4::FRAG_OFFSET_MASK;
     let (sport, dport) = if frag_offset != 0 {
         (0, 0)
     } else {
@@ -257,44 +260,44 @@ fn parse_ipv4(ip: &[u8]) -> Result<FlowKey, FrameError> {
 }
 
 fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
-    if ip.len() < 40 {
+    if ip.len() < ipv6::HEADER_LEN {
         return Err(FrameError::Ipv6Truncated);
     }
-    let version = ip[0] >> 4;
-    if version != 6 {
+    let version = ip[ipv6::VER_TC] >> 4;
+    if version != ipv6::VERSION {
         return Err(FrameError::BadIpVersion(version));
     }
-    let payload_len = be16(ip, 4) as usize;
-    let src: [u8; 16] = ip[8..24].try_into().unwrap();
-    let dst: [u8; 16] = ip[24..40].try_into().unwrap();
+    let payload_len = be16(ip, ipv6::PAYLOAD_LEN) as usize;
+    let src: [u8; 16] = ip[ipv6::SOURCE].try_into().unwrap();
+    let dst: [u8; 16] = ip[ipv6::DESTINATION].try_into().unwrap();
     // Payload length 0 is a jumbogram: the captured bytes are all we know.
-    let end = if payload_len == 0 { ip.len() } else { ip.len().min(40 + payload_len) };
-    let mut l4 = &ip[40..end];
-    let mut next = ip[6];
+    let end = if payload_len == 0 { ip.len() } else { ip.len().min(ipv6::HEADER_LEN + payload_len) };
+    let mut l4 = &ip[ipv6::HEADER_LEN..end];
+    let mut next = ip[ipv6::NEXT_HEADER];
     let mut first_fragment = true;
     let mut skipped = 0;
     loop {
         let hlen = match next {
             ipv6_ext::HOP_BY_HOP | ipv6_ext::ROUTING | ipv6_ext::DEST_OPTS => {
-                if l4.len() < 2 {
+                if l4.len() <= ext::LEN {
                     return Err(FrameError::ExtHeaderTruncated);
                 }
-                (l4[1] as usize + 1) * 8
+                (l4[ext::LEN] as usize + 1) * 8
             }
             ipv6_ext::FRAGMENT => {
-                if l4.len() < 8 {
+                if l4.len() < ext::MIN_HEADER_LEN {
                     return Err(FrameError::ExtHeaderTruncated);
                 }
-                if be16(l4, 2) >> 3 != 0 {
+                if be16(l4, ext::FRAG_OFFSET) & ext::FRAG_OFFSET_MASK != 0 {
                     first_fragment = false;
                 }
-                8
+                ext::MIN_HEADER_LEN
             }
             ipv6_ext::AUTH => {
-                if l4.len() < 2 {
+                if l4.len() <= ext::LEN {
                     return Err(FrameError::ExtHeaderTruncated);
                 }
-                (l4[1] as usize + 2) * 4
+                (l4[ext::LEN] as usize + 2) * 4
             }
             _ => break,
         };
@@ -304,7 +307,7 @@ fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
         if l4.len() < hlen {
             return Err(FrameError::ExtHeaderTruncated);
         }
-        next = l4[0];
+        next = l4[ext::NEXT_HEADER];
         l4 = &l4[hlen..];
         skipped += 1;
         if !first_fragment {
