@@ -200,12 +200,11 @@ impl<
     /// `tower`).
     pub fn new(tower: &TowerGeometry, sumax: &SuMaxGeometry, map: &RegMap) -> Result<Self, String> {
         let t = TowerBanked::with_drain(tower, CORE_DRAIN)?;
+        // Validates the geometry (the contract's rule that time cells fit the timestamp
+        // included) and checks `TW` is its time width.
         let sm = SuMaxBanked::new(sumax)?;
         if SA > AM {
             return Err(format!("SuMax address bits {SA} > tower address bits AM = {AM} (the clear sweep)"));
-        }
-        if sumax.time_shift as usize + TW > 64 {
-            return Err(format!("time_shift {} + time width {TW} > 64", sumax.time_shift));
         }
         let cells = 3 + DC as u32;
         if map.layout.sumax_windows.len() != sumax.hashes.len() {
