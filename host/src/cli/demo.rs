@@ -10,6 +10,7 @@ use super::progress::bar;
 use super::sim::{replay, SimArgs};
 use crate::sketch::snapshot::{from_section, to_section};
 use crate::sketch::{AnySketch, SketchKind};
+use crate::tasks::sumax::units_to_ns;
 use crate::trace::{generate_files, GenConfig, Packet, PacketReader, ShimConfig};
 use anyhow::Context;
 use clap::Args;
@@ -245,14 +246,14 @@ fn top_flows(nic: &[AnySketch], exact: &HashMap<FlowKey, u64>, n: usize) -> Vec<
         .take(n)
         .map(|(k, &c)| {
             let e = sumax.map(|m| m.query(k)).unwrap_or_default();
-            let unit = sumax.map_or(1, |m| 1u64 << m.geometry().time_shift);
+            let max_iat_ns = sumax.map_or(0, |m| units_to_ns(m.geometry(), e.max_interval));
             TopFlow {
                 flow: k.to_string(),
                 packets: c,
                 tower: tower.map_or(0, |t| t.query(k)),
                 sumax: e.size,
                 delay_bins: e.delay_hist,
-                max_iat_us: (e.max_interval * unit) as f64 / 1e3,
+                max_iat_us: max_iat_ns as f64 / 1e3,
             }
         })
         .collect()

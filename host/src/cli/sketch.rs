@@ -5,6 +5,7 @@ use super::progress::bar;
 use super::size::parse_bytes;
 use crate::sketch::snapshot::{from_section, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
+use crate::tasks::sumax::units_to_ns;
 use crate::trace::{Format, PacketReader};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
@@ -268,13 +269,13 @@ fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
             },
             AnySketch::SuMax(s) => {
                 let e = s.query(&args.flow);
-                let unit = 1u64 << s.geometry().time_shift;
+                let ns = |units| units_to_ns(s.geometry(), units);
                 FlowAnswer {
                     sketch: "sumax".into(),
                     packets: e.size,
                     delay_hist: Some(e.delay_hist),
-                    max_interval_ns: Some(e.max_interval * unit),
-                    last_arrival_ns: Some(e.last_arrival * unit),
+                    max_interval_ns: Some(ns(e.max_interval)),
+                    last_arrival_ns: Some(ns(e.last_arrival)),
                 }
             }
             AnySketch::Elastic(_) => unreachable!("snapshots never hold ElasticSketch"),
