@@ -2,7 +2,8 @@
 //! truth, replay it through the simulated NIC (the Verilator model of the generated core,
 //! in the `smartnic-sim` service), read every epoch out over the driver exactly as from a
 //! board, then check each snapshot against the bit-exact software sketches over the same
-//! packets and report what the NIC's counters say next to the exact answers.
+//! packets and report what the NIC's counters say next to the exact answers. An epoch whose
+//! counters differ from the model fails the demo (exit 1) once the report is printed.
 //!
 //! `--software` skips the simulator and reports the software pipeline alone.
 
