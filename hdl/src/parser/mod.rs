@@ -71,6 +71,16 @@
 //!   32 in beat 4, once the shim's position and hop count are registered).
 //!
 //! So a frame is parsed completely by its last beat, whatever follows it.
+//!
+//! # Sub-blocks
+//!
+//! | module | what |
+//! |---|---|
+//! | [`bytes`] | `ByteRev`: the beat byte-reversed, so header fields are big-endian slices |
+//! | [`l2`] | `L2`: Ethernet, VLAN tags and the shim at fixed offsets in beats 0..3 |
+//! | [`chain`] | `Chain`: the header-chain stepper (IPv4, IPv6, extension headers, TCP, UDP) |
+//! | [`hops`] | `HopSum`: the INT stack's latencies, summed as they pass |
+//! | [`desc`] | `Desc`: frame length, verdict, descriptor and counters |
 use crate::arith::Widen;
 use rust_hdl::prelude::*;
 use smartnic_contract::frame;
