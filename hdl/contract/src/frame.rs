@@ -101,7 +101,7 @@ pub mod field {
         pub const VERSION: u8 = 6;
     }
 
-    /// An IPv6 extension header of the kinds in [`super::super::ipv6_ext`].
+    /// An IPv6 extension header of the kinds in [`crate::frame::ipv6_ext`].
     pub mod ext {
         use core::ops::Range;
         pub const NEXT_HEADER: usize = 0;
