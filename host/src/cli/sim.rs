@@ -16,7 +16,7 @@ use smartnic_contract::regs::{block_type, stats, tower};
 use smartnic_contract::snapshot::source;
 use smartnic_driver::access::RegisterAccess;
 use smartnic_driver::blocks::DeviceMap;
-use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig};
+use smartnic_driver::readout::ReadoutConfig;
 use smartnic_driver::service::{StreamBar, DEFAULT_DEADLINE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -184,24 +184,20 @@ pub fn replay(args: &SimArgs) -> anyhow::Result<SimReport> {
     Ok(report)
 }
 
-/// Swaps banks, reads the idle one into `dir/epoch-NNNNNN.snap` (through a temporary file).
+/// Swaps banks, reads the idle one into `dir/epoch-NNNNNN.snap`.
 fn read_epoch(
     dev: &mut StreamBar,
     map: &DeviceMap,
     cfg: &ReadoutConfig,
     dir: &Path,
 ) -> anyhow::Result<EpochInfo> {
-    let tmp = dir.join("readout.partial");
-    let (snap, st) =
-        read_snapshot_to_file(dev, map, cfg, &tmp).context("readout failed; no snapshot written")?;
-    let path = dir.join(format!("epoch-{:06}.snap", snap.epoch));
-    std::fs::rename(&tmp, &path)?;
+    let f = super::device::read_epoch_file(dev, map, cfg, dir)?;
     Ok(EpochInfo {
-        path: path.display().to_string(),
-        epoch: snap.epoch,
-        packets: snap.packets,
-        reads: st.reads,
-        writes: st.writes,
+        path: f.path.display().to_string(),
+        epoch: f.snapshot.epoch,
+        packets: f.snapshot.packets,
+        reads: f.stats.reads,
+        writes: f.stats.writes,
     })
 }
 
