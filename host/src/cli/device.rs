@@ -315,7 +315,7 @@ mod tests {
         let first = tempfile::tempdir().unwrap();
         let ok = read_epoch_file(&mut dev, &map, &cfg, first.path()).unwrap();
         let name = ok.path.file_name().unwrap().to_string_lossy().into_owned();
-        assert_eq!(names(first.path()), [name.clone()]);
+        assert_eq!(names(first.path()), std::slice::from_ref(&name));
         assert_eq!(Snapshot::read_file(&ok.path).unwrap(), ok.snapshot);
 
         // A fresh device reads out the same epoch, into a directory where that name is taken.
