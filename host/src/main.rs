@@ -1,5 +1,4 @@
 //! `smartnic`: the telemetry SmartNIC command line (see `smartnic --help`).
-use clap::Parser;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -9,7 +8,7 @@ const CLOSED_STDOUT_STATUS: i32 = 141;
 
 fn main() {
     quiet_on_closed_stdout();
-    let cli = smartnic::cli::Cli::parse();
+    let cli = smartnic::cli::parse();
     match panic::catch_unwind(AssertUnwindSafe(|| smartnic::cli::run(cli))) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {

@@ -16,21 +16,6 @@ use crate::sketch::SketchKind;
 use crate::trace::{Format, Truth};
 
 #[derive(Debug, Args)]
-#[command(after_help = "\
-Examples:
-  smartnic trace gen -o caida.pcap --packets 2300000 --flows 170000 --skew 0.95 --shim
-  smartnic eval --trace caida.pcap --truth caida.pcap.truth.json
-      all seven sketches at 300KB, 600KB, 900KB, every task
-  smartnic eval --trace t.pcap --sketch tower-cu,cu --memory 100KB,200KB --tasks size,heavy
-  smartnic eval --trace t.pcap --plot acc.svg --csv > acc.csv
-  smartnic eval --trace t.dat --format records        the papers' 21-byte records
-
-A trace without IP packets has nothing to score: 0 packets, 0 flows and no rows.
-
-Metrics: size_are/size_aae (flow size), hh_f1/hh_pr/hh_rr/hh_are (heavy hitters), hc_f1
-(heavy changes between the trace's two halves), dist_wmre (MRAC distribution), entropy_re,
-card_re (linear counting), and for SuMax delay_wmre, iat_are, last_aae_us and the partial
-reconstruction p55_/p80_valid and _are. A dash means the sketch cannot answer that task.")]
 pub struct EvalArgs {
     /// Input trace: pcap or pcapng (recognised by magic), or 21-byte records with
     /// --format records.

@@ -1,13 +1,24 @@
-//! The `smartnic` command line: nouns and verbs like `ip` and `ethtool`, quiet by default,
-//! `--json` for machines, errors that say what to do next.
+//! The `smartnic` command line, one grammar: `smartnic NOUN VERB`, like `ip link show`.
+//! Quiet by default, `--json` for machines, errors that say what to do next.
 //!
 //! Exit codes: 0 success, 1 the operation failed (message on stderr), 2 bad usage.
+//!
+//! Adding a noun (`lab`, `collector`, ...): a module with its arguments and run functions,
+//! a verb enum (in that module, like [`trace::TraceCmd`], or here), one variant of
+//! [`Command`], one arm in [`Command::run`], and its examples in [`examples::PAGES`] (a test
+//! fails until every visible command has a page and the README shows the new map).
+//!
+//! The spellings before this grammar (`devices`, `status`, `readout`, `report`, `eval`,
+//! `sim --trace`, `sketch query`, `sketch diff`) still parse, hidden from `--help`, and run
+//! exactly as their new spelling: [`Command::canonical`] rewrites them before anything runs.
+//! They print nothing extra, so scripts that read stdout or stderr see no difference.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod demo;
 pub mod device;
 pub mod eval;
+pub mod examples;
 pub mod manifest;
 pub mod progress;
 pub mod report;
@@ -16,20 +27,9 @@ pub mod size;
 pub mod sketch;
 pub mod trace;
 
-const EXAMPLES: &str = "\
-Examples:
-  smartnic demo                                   generate a trace, run the pipeline, print a report
-  smartnic trace gen -o t.pcap --truth t.json     synthetic trace with exact ground truth
-  smartnic trace stats t.pcap --top 10            packets, flows, top flows
-  smartnic sketch run --trace t.pcap -o t.snap    NIC geometry (TowerSketch ACU + SuMax)
-  smartnic sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap
-  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6
-  smartnic report t.snap --candidates keys.txt     every task the snapshot answers
-  smartnic eval --trace t.pcap --truth t.json      accuracy of all sketches at 300/600/900KB";
-
-/// Telemetry SmartNIC tools: traces, sketches, snapshots and reports.
+/// Telemetry SmartNIC tools: traces, sketches, snapshots, devices and the simulated NIC.
 #[derive(Debug, Parser)]
-#[command(name = "smartnic", version, after_help = EXAMPLES)]
+#[command(name = "smartnic", version)]
 pub struct Cli {
     /// Print results as JSON on stdout (progress and errors stay on stderr).
     #[arg(long, global = true)]
@@ -43,54 +43,170 @@ pub enum Command {
     /// Generate, inspect and convert packet traces.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
-    /// Run software sketches over a trace and query snapshot files.
+    /// Software sketches over a trace: snapshot files, and the accuracy lab.
     #[command(subcommand)]
-    Sketch(sketch::SketchCmd),
+    Sketch(SketchCmd),
+    /// Read snapshot files: reports, single flows, comparisons.
+    #[command(subcommand)]
+    Snapshot(SnapshotCmd),
+    /// SmartNICs on the PCI bus (or a BAR image, or the simulator): list, status, readout.
+    #[command(subcommand)]
+    Device(DeviceCmd),
+    /// The simulated NIC: the Verilator model of the generated core behind the driver.
+    Sim(SimCmd),
     /// The end-to-end demo: generate a trace, run the pipeline, read out and report.
     Demo(demo::DemoArgs),
-    /// List SmartNICs on the PCI bus, with driver binding, IOMMU group and what to do next.
+
+    /// Old spelling of `device list`.
+    #[command(hide = true)]
     Devices(device::DevicesArgs),
-    /// What a device's registers say: firmware, epoch, frame counters, blocks and windows.
-    #[command(
-        after_help = "Examples:\n  smartnic status --device 0000:03:00.0\n  smartnic status --device file:bar.img"
-    )]
+    /// Old spelling of `device status`.
+    #[command(hide = true)]
     Status(device::StatusArgs),
-    /// Swap epochs and read the idle bank out into a snapshot file.
-    #[command(
-        after_help = "Examples:\n  smartnic readout --device 0000:03:00.0 -o epoch.snap\n  smartnic readout --device 0000:03:00.0 --every 5s -o snaps/   (one snapshot per 5 s epoch)"
-    )]
+    /// Old spelling of `device readout`.
+    #[command(hide = true)]
     Readout(device::ReadoutArgs),
-    /// Replay a trace through the simulated NIC (Verilator model of the generated core) and
-    /// read every epoch out over the driver.
-    #[command(
-        after_help = concat!(
-            "Example:\n  smartnic sim --trace t.pcap --epoch-packets 100000 -o sim-out/\n  then compare with: smartnic sketch run --trace t.pcap --epoch-packets 100000 -o sw-out/\n\n\
-             Every frame of the trace goes into the NIC (raw-IP captures with an Ethernet header). \
-             The simulator is called stalled after SMARTNIC_SIM_DEADLINE seconds without an answer \
-             (default 30).\n\n",
-            manifest::help!()
-        )
-    )]
-    Sim(sim::SimArgs),
+    /// Old spelling of `snapshot report`.
+    #[command(hide = true)]
+    Report(report::ReportArgs),
+    /// Old spelling of `sketch eval`.
+    #[command(hide = true)]
+    Eval(eval::EvalArgs),
+}
+
+/// `smartnic sketch ...`
+#[derive(Debug, Subcommand)]
+pub enum SketchCmd {
+    /// Feed a trace into software sketches and write their counters as snapshot files.
+    Run(sketch::RunArgs),
     /// Score sketches and tasks against a trace's ground truth (the accuracy lab).
     Eval(eval::EvalArgs),
+    /// Old spelling of `snapshot query`.
+    #[command(hide = true)]
+    Query(sketch::QueryArgs),
+    /// Old spelling of `snapshot diff`.
+    #[command(hide = true)]
+    Diff(sketch::DiffArgs),
+}
+
+/// `smartnic snapshot ...`
+#[derive(Debug, Subcommand)]
+pub enum SnapshotCmd {
     /// Every measurement a snapshot file can answer: cardinality, distribution, entropy, delays.
     Report(report::ReportArgs),
+    /// Look one flow up in a snapshot file.
+    Query(sketch::QueryArgs),
+    /// Compare two snapshot files, sketch by sketch (e.g. a simulated or hardware readout
+    /// against `sketch run` over the same packets).
+    ///
+    /// What the counters mean is compared first (insertion mode, geometry, hash parameters,
+    /// time unit, delay bins), then the counters. Exit status 1 when anything compared
+    /// differs.
+    Diff(sketch::DiffArgs),
+}
+
+/// `smartnic device ...`
+#[derive(Debug, Subcommand)]
+pub enum DeviceCmd {
+    /// List SmartNICs on the PCI bus, with driver binding, IOMMU group and what to do next.
+    List(device::DevicesArgs),
+    /// What a device's registers say: firmware, epoch, frame counters, blocks and windows.
+    Status(device::StatusArgs),
+    /// Swap epochs and read the idle bank out into a snapshot file.
+    Readout(device::ReadoutArgs),
+}
+
+/// `smartnic sim ...`; `sim --trace ...` without a verb is the old spelling of `sim run`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SimCmd {
+    #[command(subcommand)]
+    pub verb: Option<SimVerb>,
+    /// The old spelling's arguments (hidden from `--help` by [`command`]).
+    #[command(flatten)]
+    pub legacy: Option<sim::SimArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SimVerb {
+    /// Replay a trace through the simulated NIC and read every epoch out over the driver.
+    Run(sim::SimArgs),
+}
+
+impl Command {
+    /// The command in the current grammar: an old spelling becomes its new one.
+    pub fn canonical(self) -> Command {
+        match self {
+            Command::Devices(a) => Command::Device(DeviceCmd::List(a)),
+            Command::Status(a) => Command::Device(DeviceCmd::Status(a)),
+            Command::Readout(a) => Command::Device(DeviceCmd::Readout(a)),
+            Command::Report(a) => Command::Snapshot(SnapshotCmd::Report(a)),
+            Command::Eval(a) => Command::Sketch(SketchCmd::Eval(a)),
+            Command::Sketch(SketchCmd::Query(a)) => Command::Snapshot(SnapshotCmd::Query(a)),
+            Command::Sketch(SketchCmd::Diff(a)) => Command::Snapshot(SnapshotCmd::Diff(a)),
+            Command::Sim(SimCmd { verb: None, legacy: Some(a) }) => {
+                Command::Sim(SimCmd { verb: Some(SimVerb::Run(a)), legacy: None })
+            }
+            current => current,
+        }
+    }
+
+    /// Runs the command (old spellings as their new one).
+    pub fn run(self, json: bool) -> anyhow::Result<()> {
+        match self.canonical() {
+            Command::Trace(cmd) => trace::run(cmd, json),
+            Command::Sketch(SketchCmd::Run(a)) => sketch::run_trace(&a, json),
+            Command::Sketch(SketchCmd::Eval(a)) => eval::run(a, json),
+            Command::Snapshot(SnapshotCmd::Report(a)) => report::run(a, json),
+            Command::Snapshot(SnapshotCmd::Query(a)) => sketch::query(&a, json),
+            Command::Snapshot(SnapshotCmd::Diff(a)) => sketch::diff(&a, json),
+            Command::Device(DeviceCmd::List(a)) => device::devices(&a, json),
+            Command::Device(DeviceCmd::Status(a)) => device::status(&a, json),
+            Command::Device(DeviceCmd::Readout(a)) => device::readout(&a, json),
+            Command::Sim(SimCmd { verb: Some(SimVerb::Run(a)), .. }) => sim::run(&a, json),
+            Command::Demo(a) => demo::run(a, json),
+            Command::Sim(SimCmd { verb: None, .. }) => {
+                anyhow::bail!("`smartnic sim` needs a verb: smartnic sim run --trace T.pcap -o DIR/")
+            }
+            // `canonical` has rewritten every old spelling.
+            old => anyhow::bail!("no command runs {old:?}; see smartnic --help"),
+        }
+    }
+}
+
+/// The full command line: the derived grammar with every command's examples from
+/// [`examples::PAGES`] as its `--help` epilogue, and the old `sim` arguments hidden.
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command().after_help(examples::overview_help());
+    for page in examples::PAGES {
+        cmd = with_after_help(cmd, page.path, examples::page_help(page));
+    }
+    let legacy = <sim::SimArgs as Args>::augment_args(clap::Command::new("sim"));
+    let legacy: Vec<_> = legacy.get_arguments().map(|a| a.get_id().clone()).collect();
+    cmd.mut_subcommand("sim", |sim| {
+        sim.mut_args(|a| if legacy.contains(a.get_id()) { a.hide(true) } else { a })
+            .override_usage("smartnic sim <COMMAND>")
+            .arg_required_else_help(true)
+    })
+}
+
+/// Sets the `--help` epilogue of the command at `path` (noun, verb).
+fn with_after_help(cmd: clap::Command, path: &[&str], text: String) -> clap::Command {
+    match path.split_first() {
+        None => cmd.after_help(text),
+        Some((name, rest)) => cmd.mut_subcommand(*name, |sub| with_after_help(sub, rest, text)),
+    }
+}
+
+/// Parses `std::env::args` with [`command`] (exits with status 2 on bad usage, 0 on `--help`).
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Trace(cmd) => trace::run(cmd, cli.json),
-        Command::Sketch(cmd) => sketch::run(cmd, cli.json),
-        Command::Demo(args) => demo::run(args, cli.json),
-        Command::Devices(args) => device::devices(&args, cli.json),
-        Command::Status(args) => device::status(&args, cli.json),
-        Command::Readout(args) => device::readout(&args, cli.json),
-        Command::Sim(args) => sim::run(&args, cli.json),
-        Command::Eval(args) => eval::run(args, cli.json),
-        Command::Report(args) => report::run(args, cli.json),
-    }
+    cli.command.run(cli.json)
 }
 
 /// Prints `value` as pretty JSON on stdout.

@@ -17,13 +17,6 @@ use crate::sketch::AnySketch;
 use crate::tasks::{cardinality, distribution, entropy, flow_size, heavy, sumax};
 
 #[derive(Debug, Args)]
-#[command(after_help = "\
-Examples:
-  smartnic report t.snap
-  smartnic report t.snap --candidates keys.txt --top 20
-      keys.txt: one flow key per line (SRC:PORT>DST:PORT/PROTO); anything after the key on a
-      line is ignored, lines starting with # are comments
-  smartnic --json report t.snap > report.json")]
 pub struct ReportArgs {
     /// Snapshot file (from `sketch run` or a NIC readout).
     pub snapshot: PathBuf,

@@ -1,4 +1,4 @@
-//! `smartnic sketch run|query`: software sketches over a trace, and snapshot queries.
+//! `smartnic sketch run` (software sketches over a trace) and `smartnic snapshot query|diff`.
 
 use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
@@ -8,43 +8,12 @@ use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
 use crate::trace::{Format, PacketReader};
 use anyhow::{bail, Context};
-use clap::{Args, Subcommand};
+use clap::Args;
 use serde::Serialize;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Subcommand)]
-pub enum SketchCmd {
-    /// Feed a trace into software sketches and write their counters as snapshot files.
-    #[command(after_help = concat!("\
-Examples:
-  smartnic sketch run --trace t.pcap -o t.snap
-      TowerSketch (approximate CU) + SuMax at the NIC's geometry: the software twin of the
-      hardware, counter for counter.
-  smartnic sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap
-  smartnic sketch run --trace t.pcap --epoch-packets 100000 -o epochs/
-      one snapshot per 100k IP packets: epochs/epoch-000000.snap, ...
-  smartnic sketch run --trace t.dat --format records -o t.snap
-      the papers' 21-byte records (13-byte key + timestamp)
-
-A trace without IP packets gives one snapshot of epoch 0 with 0 packets.
-
-", manifest::help!()))]
-    Run(RunArgs),
-    /// Compare two snapshot files, sketch by sketch (e.g. a simulated or hardware readout
-    /// against `sketch run` over the same packets): what the counters mean (insertion mode,
-    /// geometry, hash parameters, time unit, delay bins), then the counters. Exit status 1
-    /// when anything compared differs.
-    #[command(
-        after_help = "Example:\n  smartnic sketch diff sim-out/epoch-000003.snap sw-out/epoch-000003.snap"
-    )]
-    Diff(DiffArgs),
-    /// Look one flow up in a snapshot file.
-    #[command(after_help = "Example:\n  smartnic sketch query t.snap --flow 10.0.0.1:1234>10.0.0.2:80/6")]
-    Query(QueryArgs),
-}
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -90,14 +59,6 @@ fn parse_flow(s: &str) -> Result<FlowKey, String> {
         .ok_or_else(|| format!("`{s}` is not a flow key (expected e.g. 10.0.0.1:1234>10.0.0.2:80/6)"))
 }
 
-pub fn run(cmd: SketchCmd, json: bool) -> anyhow::Result<()> {
-    match cmd {
-        SketchCmd::Run(args) => run_trace(&args, json),
-        SketchCmd::Query(args) => query(&args, json),
-        SketchCmd::Diff(args) => diff(&args, json),
-    }
-}
-
 /// The sketches `--sketch`/`--memory` ask for.
 pub fn build_sketches(kinds: &[SketchKind], memory: Option<u64>) -> anyhow::Result<Vec<AnySketch>> {
     let kinds = if kinds.is_empty() { &[SketchKind::TowerAcu, SketchKind::Sumax][..] } else { kinds };
@@ -135,7 +96,7 @@ struct SnapshotInfo {
 /// Packets `sketch run` hands to the sketches at once.
 const RUN_BATCH: usize = 4096;
 
-fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
+pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let mut sketches = build_sketches(&args.sketches, args.memory)?;
     if sketches.iter().any(|s| matches!(s, AnySketch::Elastic(_))) {
         bail!(
@@ -254,7 +215,7 @@ struct FlowAnswer {
     last_arrival_ns: Option<u64>,
 }
 
-fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
+pub fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
     let snap = Snapshot::read_file(&args.snapshot)
         .with_context(|| format!("cannot use snapshot {}", args.snapshot.display()))?;
     let mut answers = Vec::new();
@@ -367,7 +328,7 @@ fn diff_section(sa: &Section, sb: &Section) -> anyhow::Result<SectionDiff> {
 }
 
 /// Compares sections of the same kind in order (the first Tower with the first Tower, ...).
-fn diff(args: &DiffArgs, json: bool) -> anyhow::Result<()> {
+pub fn diff(args: &DiffArgs, json: bool) -> anyhow::Result<()> {
     let read =
         |p: &PathBuf| Snapshot::read_file(p).with_context(|| format!("cannot use snapshot {}", p.display()));
     let (a, b) = (read(&args.a)?, read(&args.b)?);

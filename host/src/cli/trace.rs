@@ -20,31 +20,9 @@ use crate::trace::{Format, PacketReader, Totals};
 pub enum TraceCmd {
     /// Generate a seeded synthetic trace (pcap, nanosecond timestamps) and its exact
     /// ground truth (JSON).
-    #[command(after_help = "\
-Examples:
-  smartnic trace gen -o t.pcap
-      100k packets over 10k Zipf(1.0) flows; truth in t.pcap.truth.json
-  smartnic trace gen -o caida.pcap --packets 2300000 --flows 170000 --skew 1.0 --seed 7
-      a CAIDA-sized trace (the papers' 2.3M packets / 170K flows)
-  smartnic trace gen -o int.pcap --shim --hops 2-5 --switches 64 --latency lognormal:2000:0.8
-      with SketchINT INT stacks: per-flow paths, per-hop latencies with mean 2 us
-  smartnic trace gen -o t.pcap --records t.dat
-      also write the papers' 21-byte records (13-byte key + u64 LE ns timestamp)
-
-The same arguments and --seed always produce the same bytes.")]
     Gen(GenArgs),
     /// Exact statistics of a trace: packets, bytes, flows, non-IP and malformed frames,
     /// duration and the largest flows.
-    #[command(after_help = "\
-Examples:
-  smartnic trace stats t.pcap
-  smartnic trace stats t.pcapng --top 20
-  smartnic trace stats t.dat --format records
-  smartnic --json trace stats t.pcap --all-flows > t.stats.json
-      same field names as the generator's truth file, so the two compare directly
-
-Exit code 1 when the file is cut short or corrupted (the error names the byte offset);
-malformed frames inside an intact file are counted, not fatal.")]
     Stats(StatsArgs),
 }
 

@@ -1,0 +1,280 @@
+//! Every example the CLI shows, in one table: each command's `--help` ends with its page,
+//! `smartnic --help` and the README's CLI section list the overview lines, and a test parses
+//! every line with the real grammar, so an example cannot describe a command that is gone.
+//!
+//! Adding a command: add its page here (the path is the noun and verb as typed).
+
+use super::manifest;
+
+/// One example command line.
+pub struct Example {
+    /// What follows `smartnic ` on the command line, shell-quoted as typed.
+    pub line: &'static str,
+    /// What the line does; may be empty.
+    pub note: &'static str,
+    /// Also listed by `smartnic --help` and in the README.
+    pub overview: bool,
+}
+
+/// The examples and closing text of one command's `--help`.
+pub struct Page {
+    /// Noun and verb, e.g. `["snapshot", "report"]`.
+    pub path: &'static [&'static str],
+    pub examples: &'static [Example],
+    /// Printed after the examples; may be empty.
+    pub text: &'static str,
+}
+
+const fn ex(line: &'static str, note: &'static str) -> Example {
+    Example { line, note, overview: false }
+}
+
+/// An example that also goes into the overview (`smartnic --help`, README).
+const fn top(line: &'static str, note: &'static str) -> Example {
+    Example { line, note, overview: true }
+}
+
+/// Every command's examples, in the order `smartnic --help` lists the overview.
+pub const PAGES: &[Page] = &[
+    Page {
+        path: &["demo"],
+        examples: &[
+            top("demo", "generate a trace, run it through the simulated NIC and the model, report"),
+            ex("demo --software", "the software pipeline only (no simulator needed)"),
+        ],
+        text: "Exit status 1 when the NIC's counters differ from the model's.",
+    },
+    Page {
+        path: &["trace", "gen"],
+        examples: &[
+            top(
+                "trace gen -o t.pcap --shim",
+                "seeded trace with INT stacks; exact truth in t.pcap.truth.json",
+            ),
+            ex("trace gen -o t.pcap", "100k packets over 10k Zipf(1.0) flows; truth in t.pcap.truth.json"),
+            ex(
+                "trace gen -o caida.pcap --packets 2300000 --flows 170000 --skew 1.0 --seed 7",
+                "a CAIDA-sized trace (the papers' 2.3M packets / 170K flows)",
+            ),
+            ex(
+                "trace gen -o int.pcap --shim --hops 2-5 --switches 64 --latency lognormal:2000:0.8",
+                "with SketchINT INT stacks: per-flow paths, per-hop latencies with mean 2 us",
+            ),
+            ex(
+                "trace gen -o t.pcap --records t.dat",
+                "also write the papers' 21-byte records (13-byte key + u64 LE ns timestamp)",
+            ),
+        ],
+        text: "The same arguments and --seed always produce the same bytes.",
+    },
+    Page {
+        path: &["trace", "stats"],
+        examples: &[
+            top("trace stats t.pcap --top 10", "packets, flows, non-IP and malformed frames, top flows"),
+            ex("trace stats t.pcapng --top 20", ""),
+            ex("trace stats t.dat --format records", ""),
+            ex(
+                "--json trace stats t.pcap --all-flows > t.stats.json",
+                "same field names as the generator's truth file, so the two compare directly",
+            ),
+        ],
+        text: "Exit code 1 when the file is cut short or corrupted (the error names the byte offset);\n\
+               malformed frames inside an intact file are counted, not fatal.",
+    },
+    Page {
+        path: &["sim", "run"],
+        examples: &[top(
+            "sim run --trace t.pcap --epoch-packets 100000 -o nic/",
+            "replay through the simulated NIC, one snapshot per epoch",
+        )],
+        text: concat!(
+            "Every frame of the trace goes into the NIC (raw-IP captures with an Ethernet header). \
+             The simulator is called stalled after SMARTNIC_SIM_DEADLINE seconds without an answer \
+             (default 30). Compare with the software twin: `smartnic sketch run` with the same \
+             --epoch-packets, then `smartnic snapshot diff`.\n\n",
+            manifest::help!()
+        ),
+    },
+    Page {
+        path: &["sketch", "run"],
+        examples: &[
+            top(
+                "sketch run --trace t.pcap --epoch-packets 100000 -o sw/",
+                "the software twin, epoch for epoch",
+            ),
+            ex(
+                "sketch run --trace t.pcap -o t.snap",
+                "TowerSketch (approximate CU) + SuMax at the NIC's geometry: the software twin of the\n\
+                 hardware, counter for counter.",
+            ),
+            ex("sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap", ""),
+            ex(
+                "sketch run --trace t.dat --format records -o t.snap",
+                "the papers' 21-byte records (13-byte key + timestamp)",
+            ),
+        ],
+        text: concat!(
+            "A trace without IP packets gives one snapshot of epoch 0 with 0 packets.\n\n",
+            manifest::help!()
+        ),
+    },
+    Page {
+        path: &["sketch", "eval"],
+        examples: &[
+            ex("trace gen -o caida.pcap --packets 2300000 --flows 170000 --skew 0.95 --shim", ""),
+            top(
+                "sketch eval --trace t.pcap --truth t.pcap.truth.json --plot acc.svg",
+                "accuracy lab: all seven sketches at 300/600/900KB",
+            ),
+            ex("sketch eval --trace t.pcap --sketch tower-cu,cu --memory 100KB,200KB --tasks size,heavy", ""),
+            ex("sketch eval --trace t.pcap --plot acc.svg --csv > acc.csv", ""),
+            ex("sketch eval --trace t.dat --format records", "the papers' 21-byte records"),
+        ],
+        text: "A trace without IP packets has nothing to score: 0 packets, 0 flows and no rows.\n\n\
+               Metrics: size_are/size_aae (flow size), hh_f1/hh_pr/hh_rr/hh_are (heavy hitters), hc_f1\n\
+               (heavy changes between the trace's two halves), dist_wmre (MRAC distribution), entropy_re,\n\
+               card_re (linear counting), and for SuMax delay_wmre, iat_are, last_aae_us and the partial\n\
+               reconstruction p55_/p80_valid and _are. A dash means the sketch cannot answer that task.",
+    },
+    Page {
+        path: &["snapshot", "diff"],
+        examples: &[top(
+            "snapshot diff nic/epoch-000000.snap sw/epoch-000000.snap",
+            "NIC against the software twin",
+        )],
+        text: "Exit status 1 when anything compared differs.",
+    },
+    Page {
+        path: &["snapshot", "report"],
+        examples: &[
+            top("snapshot report nic/epoch-000000.snap", "every task the snapshot answers"),
+            ex(
+                "snapshot report t.snap --candidates keys.txt --top 20",
+                "keys.txt: one flow key per line (SRC:PORT>DST:PORT/PROTO); anything after the key on a\n\
+                 line is ignored, lines starting with # are comments",
+            ),
+            ex("--json snapshot report t.snap > report.json", ""),
+        ],
+        text: "",
+    },
+    Page {
+        path: &["snapshot", "query"],
+        examples: &[top("snapshot query t.snap --flow '10.0.0.1:1234>10.0.0.2:80/6'", "one flow's counters")],
+        text: "",
+    },
+    Page {
+        path: &["device", "list"],
+        examples: &[
+            top("device list", "SmartNICs on the PCI bus, their driver and what to do next"),
+            ex("--json device list", ""),
+        ],
+        text: "",
+    },
+    Page {
+        path: &["device", "status"],
+        examples: &[
+            top("device status --device 0000:03:00.0", "firmware, epoch, frame counters, blocks"),
+            ex("device status --device file:bar.img", "a BAR image file instead of a board"),
+        ],
+        text: "",
+    },
+    Page {
+        path: &["device", "readout"],
+        examples: &[
+            ex("device readout --device 0000:03:00.0 -o epoch.snap", ""),
+            top("device readout --device 0000:03:00.0 --every 5s -o snaps/", "one snapshot per 5 s epoch"),
+        ],
+        text: "",
+    },
+];
+
+/// The examples `smartnic --help` and the README list.
+pub fn overview() -> impl Iterator<Item = &'static Example> {
+    PAGES.iter().flat_map(|p| p.examples).filter(|e| e.overview)
+}
+
+/// `Examples:` and each line, its note indented below: the form every `--help` ends with.
+fn examples_help<'a>(examples: impl Iterator<Item = &'a Example>) -> String {
+    let mut lines = String::new();
+    let mut count = 0;
+    for e in examples {
+        count += 1;
+        lines += &format!("  smartnic {}\n", e.line);
+        for note in e.note.lines() {
+            lines += &format!("      {note}\n");
+        }
+    }
+    format!("{}:\n{lines}", if count == 1 { "Example" } else { "Examples" })
+}
+
+/// The closing text of `smartnic --help`.
+pub fn overview_help() -> String {
+    examples_help(overview()) + "\nEvery command has its own examples: smartnic NOUN VERB --help."
+}
+
+/// The closing text of one command's `--help`: its examples, then the page's text.
+pub fn page_help(page: &Page) -> String {
+    let out = examples_help(page.examples.iter());
+    if page.text.is_empty() {
+        return out.trim_end().to_string();
+    }
+    format!("{out}\n{}", page.text)
+}
+
+/// The words a shell would pass for `smartnic LINE`: split at blanks, single quotes kept
+/// together, and cut at the first unquoted `>` or `|` (what follows is the shell's).
+pub fn argv(line: &str) -> Vec<String> {
+    let mut words = vec!["smartnic".to_string()];
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                word.get_or_insert_with(String::new);
+            }
+            c if quoted => word.get_or_insert_with(String::new).push(c),
+            ' ' => words.extend(word.take()),
+            '>' | '|' if word.is_none() => return words,
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// The README's CLI section between its markers: the command map (every visible noun and
+/// verb with its one-line description, from the grammar itself) and the overview examples.
+pub fn readme(cmd: &clap::Command) -> String {
+    let mut out = String::from("| command | what it does |\n|---|---|\n");
+    for (path, about) in visible_commands(cmd, "smartnic") {
+        out += &format!("| `{path}` | {about} |\n");
+    }
+    out += "\n```sh\n";
+    for e in overview() {
+        for note in e.note.lines() {
+            out += &format!("# {note}\n");
+        }
+        out += &format!("smartnic {}\n", e.line);
+    }
+    out + "```\n"
+}
+
+/// Every leaf command not hidden, as (`smartnic noun verb`, first line of its description).
+pub fn visible_commands(cmd: &clap::Command, prefix: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // In `--help` order (editing a subcommand moves it to the end of the list).
+    let mut subs: Vec<_> =
+        cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help").collect();
+    subs.sort_by_key(|s| s.get_display_order());
+    for sub in subs {
+        let path = format!("{prefix} {}", sub.get_name());
+        let leaves = visible_commands(sub, &path);
+        if leaves.is_empty() {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            out.push((path, about.lines().next().unwrap_or_default().to_string()));
+        }
+        out.extend(leaves);
+    }
+    out
+}
