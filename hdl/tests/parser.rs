@@ -4,6 +4,10 @@
 //! 64-bit counters.
 use smartnic_hdl::{blocks, flow, synth};
 
+mod synth_util;
+
+/// Measured at commit ce3ed73 (the parser in L2, header-chain and descriptor sub-blocks):
+/// 2478 LUT, 1506 FF, 224 CARRY4.
 #[test]
 fn parser_synthesizes_for_xc7_without_latches() {
     let dir = flow::target_dir().join("hdl-test").join("synth-parser");
@@ -15,6 +19,5 @@ fn parser_synthesizes_for_xc7_without_latches() {
     assert_eq!((r.dsp48, r.ramb36, r.ramb18, r.lutram), (0, 0, 0, 0), "{r:?}");
     // 192 window + 4 x 64 counters + 2 x 64 timestamp + 2 x 64 hop sum/part + 2 descriptor
     // stages (~ 2 x 200) + the frame state.
-    assert!((1100..=1800).contains(&r.ff), "{r:?}");
-    assert!((1000..=5000).contains(&r.lut), "{r:?}");
+    synth_util::assert_logic(&r, 2478, 1506);
 }
