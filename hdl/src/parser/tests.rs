@@ -19,6 +19,38 @@ fn parser_generates_verilog_with_the_documented_ports() {
     }
 }
 
+/// The parser is three sub-blocks (plus the byte reversal and the hop sum), each its own
+/// Verilog module.
+#[test]
+fn parser_verilog_has_a_module_per_sub_block() {
+    let v = crate::flow::to_verilog("parser", &mut Parser::new()).unwrap();
+    for sub in ["l2", "chain", "desc", "hops", "rev"] {
+        assert!(v.contains(&format!("module nic_parser${sub}(")), "no module for `{sub}`");
+    }
+}
+
+/// The offsets derived from the contract's field ranges are the ones the module docs
+/// describe: L2 fields in frame bytes 12..27, the shim at 14, 18, 22, the step spans, and
+/// the L2 slices' window offsets in beat 0 (bytes 12..14 at bit 136, 16..27 at bit 32).
+#[test]
+fn offsets_from_the_contract_are_the_documented_ones() {
+    assert_eq!(l2::L2_FIELDS, 12..28);
+    assert_eq!([l2::shim_at(0), l2::shim_at(1), l2::shim_at(2)], [14, 18, 22]);
+    assert_eq!(
+        [
+            chain::IPV4_SPAN,
+            chain::IPV6A_SPAN,
+            chain::IPV6B_SPAN,
+            chain::EXT_SPAN,
+            chain::TCP_SPAN,
+            chain::UDP_SPAN
+        ],
+        [19, 23, 15, 7, 12, 7]
+    );
+    assert_eq!(8 * WIN_BYTES, 448);
+    assert_eq!((frame_at_beat0(15), frame_at_beat0(28)), (136, 32));
+}
+
 /// Ethernet + VLAN + shim (2 hops, 1000 + 65536 ns) + IPv4 (IHL 6) + UDP 5000 -> 53.
 fn sample() -> Vec<u8> {
     let mut f = vec![0u8; 12];
