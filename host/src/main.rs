@@ -2,7 +2,7 @@
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 
-/// Exit status when stdout is closed under us (`smartnic report x | head`): 128 + SIGPIPE,
+/// Exit status when stdout is closed under us (`smartnic snapshot report x | head`): 128 + SIGPIPE,
 /// what a shell reports for a program the signal stopped.
 const CLOSED_STDOUT_STATUS: i32 = 141;
 

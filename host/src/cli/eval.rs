@@ -1,4 +1,4 @@
-//! `smartnic eval`: the accuracy lab on the command line. Runs the chosen sketches at each
+//! `smartnic sketch eval`: the accuracy lab on the command line. Runs the chosen sketches at each
 //! memory size over one trace, scores every task against the exact answers, and prints a
 //! table (or `--json`, `--csv`), optionally plotting accuracy against memory.
 

@@ -1,4 +1,4 @@
-//! `smartnic report SNAPSHOT`: every task the snapshot's sketches can answer from their
+//! `smartnic snapshot report SNAPSHOT`: every task the snapshot's sketches can answer from their
 //! counters alone (cardinality, flow-size distribution, entropy, SuMax's delay histogram),
 //! plus per-flow answers (top flows, heavy hitters, delays, inter-arrival times) for the
 //! candidate keys given with `--candidates`: a sketch stores counters, not flow keys, so
