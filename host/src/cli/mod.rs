@@ -40,7 +40,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Generate, inspect and convert packet traces.
+    /// Generate and inspect packet traces.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
     /// Software sketches over a trace: snapshot files, and the accuracy lab.
