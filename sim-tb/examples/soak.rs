@@ -8,8 +8,8 @@
 //! ```sh
 //! cargo run --release -p smartnic-sim-tb --example soak -- [PACKETS]   # default 10,000,000
 //! ```
+// `core_check` allows its own dead code (each test uses part of it).
 #[path = "../tests/core_check/mod.rs"]
-#[allow(dead_code)]
 mod core_check;
 
 use core_check::{generated_trace, CoreRun, Plan};
