@@ -1,4 +1,4 @@
-//! `smartnic report`'s expensive step, MRAC's EM for the flow-size distribution, on its
+//! `smartnic snapshot report`'s expensive step, MRAC's EM for the flow-size distribution, on its
 //! worst case (criterion).
 //!
 //! Worst case: one 32-bit TowerSketch array of 2^16 counters holding 2^16 distinct values

@@ -1,4 +1,4 @@
-//! `smartnic devices | status | readout` through the binary, on a BAR image file.
+//! `smartnic device list | status | readout` (old spellings `devices`, `status`, `readout`) through the binary, on a BAR image file.
 
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::regs::layout::FirmwareInfo;

@@ -106,7 +106,7 @@ fn mistakes_get_clear_errors() {
     let elastic =
         smartnic(&["sketch", "run", "--trace", &pcap, "--sketch", "elastic", "--memory", "64KB", "-o", out]);
     assert_eq!(elastic.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&elastic.stderr).contains("smartnic eval"));
+    assert!(String::from_utf8_lossy(&elastic.stderr).contains("smartnic sketch eval"));
     let no_size = smartnic(&["sketch", "run", "--trace", &pcap, "--sketch", "cm", "-o", out]);
     assert!(String::from_utf8_lossy(&no_size.stderr).contains("--memory"));
     let bad_flow = smartnic(&["sketch", "query", out, "--flow", "nonsense"]);

@@ -1,4 +1,4 @@
-//! `smartnic report` and `smartnic eval` through the binary on a small generated trace.
+//! `smartnic snapshot report` and `smartnic sketch eval` (old spellings `report`, `eval`) through the binary on a small generated trace.
 
 use std::process::Command;
 

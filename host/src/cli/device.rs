@@ -1,4 +1,4 @@
-//! `smartnic devices | status | readout`: find a SmartNIC, show what its registers say, and
+//! `smartnic device list | status | readout`: find a SmartNIC, show what its registers say, and
 //! read its sketches out into snapshot files.
 //!
 //! A device is named by `--device SPEC`:

@@ -1,4 +1,4 @@
-//! `smartnic sim`: replay a trace through the simulated NIC and read every epoch out over
+//! `smartnic sim run`: replay a trace through the simulated NIC and read every epoch out over
 //! the driver, exactly as from a board.
 //!
 //! The simulated NIC is the Verilator model of the generated core, running in its own

@@ -100,7 +100,7 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let mut sketches = build_sketches(&args.sketches, args.memory)?;
     if sketches.iter().any(|s| matches!(s, AnySketch::Elastic(_))) {
         bail!(
-            "elastic is a software-only baseline without a snapshot format; compare it with `smartnic eval`"
+            "elastic is a software-only baseline without a snapshot format; compare it with `smartnic sketch eval`"
         );
     }
     let epochs = args.epoch_packets.filter(|&n| n > 0);

@@ -5,7 +5,7 @@
 //! Parameters as the Elastic paper recommends for software: a quarter of the memory for the
 //! heavy part, buckets of 7 entries plus a shared negative vote, eviction threshold
 //! lambda = 8, one array of 8-bit counters in the light part. Software only (no hardware
-//! model), used by `smartnic eval`.
+//! model), used by `smartnic sketch eval`.
 
 use super::cell::cm_step;
 use super::hashing::HashBank;

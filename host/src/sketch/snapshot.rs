@@ -7,7 +7,7 @@ use smartnic_driver::snapshot::{FirmwareId, Section, Snapshot};
 /// Why a sketch cannot become a snapshot section or back.
 #[derive(Debug, thiserror::Error)]
 pub enum SectionError {
-    #[error("ElasticSketch is a software-only baseline and has no snapshot format; use `smartnic eval` to compare it")]
+    #[error("ElasticSketch is a software-only baseline and has no snapshot format; use `smartnic sketch eval` to compare it")]
     NotSnapshottable,
     #[error("snapshot section {0} has an invalid geometry: {1}")]
     Geometry(usize, smartnic_contract::geometry::GeometryError),
