@@ -80,16 +80,21 @@ struct DemoReport {
     top_of_last_epoch: Vec<TopFlow>,
 }
 
-pub fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let (trace, truth) = (args.out.join("trace.pcap"), args.out.join("truth.json"));
-    let cfg = GenConfig {
+/// The demo's trace: seeded, with INT stacks (the NIC's SuMax needs delays).
+fn gen_config(args: &DemoArgs) -> GenConfig {
+    GenConfig {
         seed: args.seed,
         packets: args.packets,
         flows: args.flows,
         shim: Some(ShimConfig::default()),
         ..GenConfig::default()
-    };
+    }
+}
+
+pub fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let (trace, truth) = (args.out.join("trace.pcap"), args.out.join("truth.json"));
+    let cfg = gen_config(&args);
     cfg.validate()?;
     let pb = bar(None, "generating trace");
     generate_files(&cfg, &trace, &truth, None)?;
@@ -323,13 +328,7 @@ mod tests {
             top: 3,
             software: true,
         };
-        let cfg = GenConfig {
-            seed: args.seed,
-            packets: args.packets,
-            flows: args.flows,
-            shim: Some(ShimConfig::default()),
-            ..GenConfig::default()
-        };
+        let cfg = gen_config(&args);
         generate_files(&cfg, &dir.join("trace.pcap"), &dir.join("truth.json"), None).unwrap();
         let packets = read_packets(&dir.join("trace.pcap")).unwrap();
         let snaps = software_epochs(&packets, args.epoch_packets, &dir.join("software")).unwrap();
