@@ -55,10 +55,12 @@
 //! sketches' counters are final [`CORE_DRAIN`] clocks after the tower ingress.
 use crate::arith::delay_bin::{self, DelayBin};
 use crate::arith::Widen;
+use crate::nic::*;
 use crate::parser::Parser;
 use crate::regs::{RegMap, RegisterFile, SEL_BITS};
+use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
 use crate::sketch::sumax;
-use crate::sketch::sumax_banked::{CellIndex, SuMaxBanked, CELL_INDEX_LATENCY};
+use crate::sketch::sumax_banked::SuMaxBanked;
 use crate::sketch::tower_banked::{self, TowerBanked};
 use crate::sketch::Sink;
 use rust_hdl::prelude::*;
@@ -174,8 +176,25 @@ pub const CORE_DRAIN: usize = if SM_DELAY + sumax::LATENCY > tower_banked::DRAIN
 /// array select register.
 pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
 
-/// The board's core: SketchINT's FPGA tower (two banks), the default register map.
-pub type CoreNic = Core<8, 16, 16, 15, 32, 14, 16, 32, 16, 8, 32, 13, 21, 19, 6>;
+/// The board's core: SketchINT's FPGA tower (two banks), the NIC SuMax (two banks), the
+/// default register map; every generic is a named constant of [`crate::nic`].
+pub type CoreNic = Core<
+    TOWER_W0,
+    TOWER_A0,
+    TOWER_W1,
+    TOWER_A1,
+    TOWER_W2,
+    TOWER_A2,
+    TOWER_AM,
+    SUMAX_SW,
+    SUMAX_DW,
+    SUMAX_DC,
+    SUMAX_TW,
+    SUMAX_A,
+    REGS_A,
+    REGS_IW,
+    REGS_NW,
+>;
 
 impl<
         const W0: usize,

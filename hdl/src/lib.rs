@@ -9,6 +9,7 @@
 //! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
 //! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch and SuMax pipelines (one bank, and two banks under the epoch engine) |
 //! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch and two-bank SuMax (with the delay-bin unit) under one epoch engine, statistics, AXI4-Lite register file with the readout windows |
+//! | [`nic`] | the board's configuration: one named constant per const generic of the board's blocks (`CoreNic`, ...), checked against the contract's geometries and the register map |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
 //! | [`synth`] | Yosys `synth_xilinx` runs and resource reports |
@@ -21,6 +22,7 @@ pub mod blocks;
 pub mod core_top;
 pub mod flow;
 pub mod hash;
+pub mod nic;
 pub mod parser;
 pub mod regs;
 pub mod sketch;

@@ -17,11 +17,13 @@
 //! | [`tower_banked`] | `TowerBanked`: the TowerSketch pipeline on `BankedArray`s with the epoch engine and a window readout port |
 //! | [`sumax_banked_time`] | `BankedTimeCells`: `TimeCells` with two RAMs per cell (one per bank), readout and clear ports on the idle bank |
 //! | [`sumax_banked_array`] | `SuMaxBankedArray`: `SuMaxArray` with every lane two-bank (`BankedArray` sum lanes + `BankedTimeCells`) |
-//! | [`sumax_banked`] | `SuMaxBanked`: the SuMax pipeline on `SuMaxBankedArray`s, the packet's bank beside its index, readout and clear ports on the idle bank; `CellIndex` (window word -> bucket, cell) |
+//! | [`sumax_banked`] | `SuMaxBanked`: the SuMax pipeline on `SuMaxBankedArray`s, the packet's bank beside its index, readout and clear ports on the idle bank |
+//! | [`cell_index`] | `CellIndex<IW, A>`: the SuMax window's word index -> (bucket, cell), a divide by the constant cells per bucket as a reciprocal multiply |
 //! | [`bare`] | `BareTower`: read -> +1 -> write without forwarding, the Fmax reference of `scripts/bench-fmax` |
 pub mod array;
 pub mod banked_array;
 pub mod bare;
+pub mod cell_index;
 pub mod cell_ram;
 pub mod counter_rmw;
 pub mod epoch;

@@ -1,5 +1,5 @@
 //! `sumax_banked`: the SuMax pipeline ([`super::sumax`]) with two banks per cell for the
-//! epoch scheme, and [`CellIndex`], the readout window's word index -> (bucket, cell).
+//! epoch scheme.
 //!
 //! [`SuMaxBanked`] is [`super::sumax::SuMaxPipeline`] with every array a
 //! [`SuMaxBankedArray`] (size and delay lanes are [`super::banked_array::BankedArray`]s,
@@ -17,9 +17,8 @@
 //! (in, 1), `clr_addr` (in, `A`). Latency 8, one packet per clock, `in_ready` constant 1.
 use super::hash_front::HashFront;
 use super::sumax_banked_array::{self as sumax_array, SuMaxBankedArray};
-use super::Sink;
-use crate::arith::constmul::ConstMul;
 use crate::hash::{self, KEY_BITS};
+use crate::nic::{SUMAX_A, SUMAX_DC, SUMAX_DW, SUMAX_SW, SUMAX_TW};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::SuMaxGeometry;
 
@@ -75,8 +74,8 @@ pub struct SuMaxBanked<const SW: usize, const DW: usize, const DC: usize, const 
 }
 
 /// The board's banked pipeline: `SuMaxGeometry::nic_default()` (32-bit size, 8 x 16-bit delay
-/// cells, 32-bit time cells, 2^13 buckets per array).
-pub type SuMaxBankedNic = SuMaxBanked<32, 16, 8, 32, 13>;
+/// cells, 32-bit time cells, 2^13 buckets per array), as the named constants of [`crate::nic`].
+pub type SuMaxBankedNic = SuMaxBanked<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A>;
 
 impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize>
     SuMaxBanked<SW, DW, DC, TW, A>
@@ -249,113 +248,6 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
     }
 }
 
-/// Bits of the reciprocal shift in [`CellIndex`] beyond the bucket bits.
-const RECIP_EXTRA: usize = 8;
-/// Product width of [`CellIndex`]'s multiplier.
-const RECIP_PW: usize = 48;
-/// Clocks from `k` to `bucket`/`cell_no` in [`CellIndex`].
-pub const CELL_INDEX_LATENCY: usize = super::super::arith::constmul::LATENCY + 1;
-
-/// `k -> (bucket, cell) = (k / C, k mod C)` for the constant `C` = cells per bucket (the
-/// SuMax window's word index, bucket-major), pipelined: `q = (k * M) >> S` with `M =
-/// ceil(2^S / C)`, `S = A + 8` ([`ConstMul`], 2 clocks; exact for every `k < C * 2^A`, checked
-/// in [`CellIndex::new`]), then `cell = k - C * q` (low 8 bits) and a register:
-/// [`CELL_INDEX_LATENCY`] = 3 clocks. `k >= C * 2^A` (outside the window) gives garbage.
-#[derive(LogicBlock)]
-pub struct CellIndex<const IW: usize, const A: usize> {
-    pub clock: Signal<In, Clock>,
-    pub k: Signal<In, Bits<IW>>,
-    pub bucket: Signal<Out, Bits<A>>,
-    pub cell_no: Signal<Out, Bits<8>>,
-    mul: ConstMul<IW, RECIP_PW>,
-    sink_p: Sink<RECIP_PW>,
-    k1: DFF<Bits<8>>,
-    k2: DFF<Bits<8>>,
-    q: Signal<Local, Bits<A>>,
-    q8: Signal<Local, Bits<8>>,
-    qt: [Signal<Local, Bits<8>>; 8],
-    qc: [Signal<Local, Bits<8>>; 8],
-    b_q: DFF<Bits<A>>,
-    c_q: DFF<Bits<8>>,
-    shift: Constant<Bits<6>>,
-    cbit: [Constant<Bit>; 8],
-    csh: [Constant<Bits<8>>; 8],
-    zero8: Constant<Bits<8>>,
-}
-
-impl<const IW: usize, const A: usize> CellIndex<IW, A> {
-    /// The index unit for `cells` cells per bucket (1..=255).
-    pub fn new(cells: u32) -> Self {
-        assert!((1..=255).contains(&cells), "cells {cells} must be 1..=255");
-        let s = A + RECIP_EXTRA;
-        assert!(s + 8 <= RECIP_PW && IW <= 32 && A <= 24, "IW={IW}, A={A} out of range");
-        let m = (1u64 << s).div_ceil(cells as u64);
-        assert!(m < 1u64 << 32, "reciprocal does not fit 32 bits");
-        // Exactness: floor(k m / 2^s) = floor(k / cells) for k < cells * 2^A iff the error
-        // k (cells m - 2^s) / (cells 2^s) never carries the fraction past 1.
-        let e = cells as u64 * m - (1u64 << s);
-        assert!((e * cells as u64) << A < 1u64 << s, "reciprocal not exact");
-        CellIndex {
-            clock: Default::default(),
-            k: Default::default(),
-            bucket: Default::default(),
-            cell_no: Default::default(),
-            mul: ConstMul::new(m as u32),
-            sink_p: Default::default(),
-            k1: Default::default(),
-            k2: Default::default(),
-            q: Default::default(),
-            q8: Default::default(),
-            qt: Default::default(),
-            qc: Default::default(),
-            b_q: Default::default(),
-            c_q: Default::default(),
-            shift: Constant::new((s as u64).to_bits()),
-            cbit: std::array::from_fn(|i| Constant::new((cells >> i) & 1 == 1)),
-            csh: std::array::from_fn(|i| Constant::new((i as u64).to_bits())),
-            zero8: Constant::new(0u64.to_bits()),
-        }
-    }
-
-    /// The software model: `(k / cells, k % cells)`.
-    pub fn model(k: u64, cells: u32) -> (u64, u64) {
-        let s = A + RECIP_EXTRA;
-        let m = (1u64 << s).div_ceil(cells as u64);
-        let q = ((k as u128 * m as u128) >> s) as u64 & ((1u64 << A) - 1);
-        (q, k.wrapping_sub(q * cells as u64) & 0xff)
-    }
-}
-
-impl<const IW: usize, const A: usize> Logic for CellIndex<IW, A> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        dff_setup!(self, clock, k1, k2, b_q, c_q);
-        self.mul.clock.next = self.clock.val();
-        self.mul.a.next = self.k.val();
-        self.sink_p.x.next = self.mul.p.val();
-        self.k1.d.next = self.k.val().get_bits::<8>(0);
-        self.k2.d.next = self.k1.q.val();
-        self.q.next = self.mul.p.val().get_bits::<A>(self.shift.val().index());
-        self.q8.next = self.mul.p.val().get_bits::<8>(self.shift.val().index());
-        // cells * q mod 256: shift-and-add over the constant's set bits.
-        for i in 0..8 {
-            if self.cbit[i].val() {
-                self.qt[i].next = self.q8.val() << self.csh[i].val();
-            } else {
-                self.qt[i].next = self.zero8.val();
-            }
-        }
-        self.qc[0].next = self.qt[0].val();
-        for i in 1..8 {
-            self.qc[i].next = self.qc[i - 1].val() + self.qt[i].val();
-        }
-        self.b_q.d.next = self.q.val();
-        self.c_q.d.next = self.k2.q.val() - self.qc[7].val();
-        self.bucket.next = self.b_q.q.val();
-        self.cell_no.next = self.c_q.q.val();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,24 +256,9 @@ mod tests {
     fn geometry_and_latencies() {
         assert!(SuMaxBankedNic::new(&SuMaxGeometry::nic_default()).is_ok());
         assert!(SuMaxBankedNic::new(&SuMaxGeometry::with_depth(3, 1 << 12)).is_err());
-        assert_eq!((LATENCY, READ_LATENCY, BANK_TAPS, CELL_INDEX_LATENCY), (8, 3, 4, 3));
+        assert_eq!((LATENCY, READ_LATENCY, BANK_TAPS), (8, 3, 4));
         let mut p = SuMaxBankedNic::new(&SuMaxGeometry::nic_default()).unwrap();
         p.connect_all();
         assert!(check_all(&p).is_ok());
-    }
-
-    #[test]
-    fn cell_index_model_is_exact() {
-        for cells in [1u32, 3, 11, 13] {
-            let _ = CellIndex::<19, 13>::new(cells);
-            for k in 0..(cells as u64) << 13 {
-                assert_eq!(
-                    CellIndex::<19, 13>::model(k, cells),
-                    (k / cells as u64, k % cells as u64),
-                    "{cells} {k}"
-                );
-            }
-        }
-        assert!(std::panic::catch_unwind(|| CellIndex::<19, 13>::new(255)).is_err(), "not exact");
     }
 }
