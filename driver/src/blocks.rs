@@ -10,6 +10,7 @@ use smartnic_contract::regs::{
     block_name, block_type, crc, epoch, firmware_id, header, stats, sumax, tower, BLOCK_VERSION,
 };
 use smartnic_contract::ArrayGeometry;
+use std::fmt;
 
 /// Most blocks a chain may hold before it is considered broken.
 pub const MAX_BLOCKS: usize = 64;
@@ -87,20 +88,105 @@ impl SuMaxBlock {
     }
 }
 
+/// Which sketch array a readout window holds. The readout packs each window by its kind,
+/// and every message that names a window prints it through [`fmt::Display`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WindowKind {
+    /// TowerSketch array `i`: one word per counter.
+    TowerArray(usize),
+    /// SuMax array `i`: bucket `b` cell `c` at word `b * cells + c`.
+    SuMaxArray(usize),
+}
+
+impl WindowKind {
+    /// The type of the block whose descriptor places this window.
+    pub fn block_type(self) -> u32 {
+        match self {
+            WindowKind::TowerArray(_) => block_type::TOWER,
+            WindowKind::SuMaxArray(_) => block_type::SUMAX,
+        }
+    }
+
+    /// `towersketch` or `sumax`: the name of that block.
+    pub fn block(self) -> &'static str {
+        block_name(self.block_type()).unwrap_or("unknown")
+    }
+
+    /// The array's index within its block.
+    pub fn index(self) -> usize {
+        match self {
+            WindowKind::TowerArray(i) | WindowKind::SuMaxArray(i) => i,
+        }
+    }
+
+    /// `towersketch array 0`: the array itself, as counter errors name it.
+    pub fn array(self) -> String {
+        format!("{} array {}", self.block(), self.index())
+    }
+}
+
+/// `towersketch array 0 window`.
+impl fmt::Display for WindowKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} window", self.array())
+    }
+}
+
+/// One readout window: `len` bytes of the BAR from `base`, holding the array `kind` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub base: u32,
+    pub len: u64,
+    pub kind: WindowKind,
+}
+
+impl Window {
+    /// 32-bit words in the window (one read each).
+    pub fn words(&self) -> u64 {
+        self.len / 4
+    }
+}
+
 /// A range of the BAR that discovery must keep apart from the others: a readout window
-/// (with the name and address of the block that describes it) or a block header.
-struct Span {
-    base: u32,
-    len: u64,
-    what: String,
-    owner: Option<(&'static str, u32)>,
+/// (with the address of the block that describes it) or a block header.
+enum Span {
+    Window { window: Window, owner: u32 },
+    Header(BlockHeader),
 }
 
 impl Span {
+    fn base(&self) -> u32 {
+        match self {
+            Span::Window { window, .. } => window.base,
+            Span::Header(h) => h.offset,
+        }
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Span::Window { window, .. } => window.len,
+            Span::Header(_) => header::BODY as u64,
+        }
+    }
+
     /// The error naming this span's block (a header span is its own block).
     fn invalid(&self, what: String) -> BlockError {
-        let (block, at) = self.owner.unwrap_or(("register", self.base));
-        BlockError::Invalid { block, at, what }
+        match self {
+            Span::Window { window, owner } => {
+                BlockError::Invalid { block: window.kind.block(), at: *owner, what }
+            }
+            Span::Header(h) => BlockError::Invalid { block: "register", at: h.offset, what },
+        }
+    }
+}
+
+/// `towersketch array 0 window` or `epoch block`.
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Span::Window { window, .. } => window.kind.fmt(f),
+            Span::Header(h) => write!(f, "{} block", h.name()),
+        }
     }
 }
 
@@ -160,63 +246,71 @@ impl DeviceMap {
         Ok(map)
     }
 
-    /// Every readout window as `(first byte, bytes, description)`.
-    pub fn windows(&self) -> Vec<(u32, u64, String)> {
-        self.owned_windows().into_iter().map(|w| (w.base, w.len, w.what)).collect()
+    /// Every readout window, Tower arrays first, then SuMax arrays (the order the readout
+    /// reads them and the snapshot stores them).
+    pub fn windows(&self) -> Vec<Window> {
+        self.placed_windows().into_iter().map(|(w, _)| w).collect()
     }
 
-    /// Every readout window with the block that describes it.
-    fn owned_windows(&self) -> Vec<Span> {
+    /// Every readout window with the address of the block whose descriptor places it.
+    fn placed_windows(&self) -> Vec<(Window, u32)> {
         let mut w = Vec::new();
         if let Some(t) = &self.tower {
             for (i, (a, &base)) in t.geometry.arrays.iter().zip(&t.windows).enumerate() {
-                let what = format!("towersketch array {i} window");
-                w.push(Span { base, len: 4 * a.depth as u64, what, owner: Some(("towersketch", t.base)) });
+                let kind = WindowKind::TowerArray(i);
+                w.push((Window { base, len: 4 * a.depth as u64, kind }, t.base));
             }
         }
         if let Some(s) = &self.sumax {
             let len = 4 * s.geometry.depth as u64 * s.cells() as u64;
             for (i, &base) in s.windows.iter().enumerate() {
-                w.push(Span {
-                    base,
-                    len,
-                    what: format!("sumax array {i} window"),
-                    owner: Some(("sumax", s.base)),
-                });
+                w.push((Window { base, len, kind: WindowKind::SuMaxArray(i) }, s.base));
             }
         }
         w
     }
 
+    /// The counter widths of a window's words, in turn (word `i` takes `widths[i % len]`
+    /// bits): one width for a Tower array, the bucket's cell widths for a SuMax array.
+    /// `None` when this map has no such array.
+    pub fn counter_widths(&self, kind: WindowKind) -> Option<Vec<u8>> {
+        match kind {
+            WindowKind::TowerArray(i) => Some(vec![self.tower.as_ref()?.geometry.arrays.get(i)?.width]),
+            WindowKind::SuMaxArray(i) => {
+                let s = self.sumax.as_ref()?;
+                (i < s.windows.len()).then(|| s.geometry.cell_widths())
+            }
+        }
+    }
+
     /// Words in all readout windows (what one snapshot reads).
     pub fn window_words(&self) -> u64 {
-        self.windows().iter().map(|w| w.1 / 4).sum()
+        self.windows().iter().map(Window::words).sum()
     }
 
     /// Windows must be aligned, inside the BAR, and overlap neither each other nor a block.
     /// A bad window is reported against the block whose descriptor holds it (its name and
     /// its own address), with the window's address in the message.
     fn check_windows(&self) -> Result<(), BlockError> {
-        let mut spans = self.owned_windows();
+        let mut spans: Vec<Span> =
+            self.placed_windows().into_iter().map(|(window, owner)| Span::Window { window, owner }).collect();
         for w in &spans {
-            check_range(self.bar_size, w.base, w.len)
-                .map_err(|e| w.invalid(format!("{} at {:#x}: {e}", w.what, w.base)))?;
+            check_range(self.bar_size, w.base(), w.len())
+                .map_err(|e| w.invalid(format!("{w} at {:#x}: {e}", w.base())))?;
         }
-        spans.extend(self.blocks.iter().map(|b| Span {
-            base: b.offset,
-            len: header::BODY as u64,
-            what: format!("{} block", b.name()),
-            owner: None,
-        }));
-        spans.sort_by_key(|s| (s.base, s.len));
+        spans.extend(self.blocks.iter().copied().map(Span::Header));
+        spans.sort_by_key(|s| (s.base(), s.len()));
         for pair in spans.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
-            if a.base as u64 + a.len > b.base as u64 {
+            if a.base() as u64 + a.len() > b.base() as u64 {
                 // Two block headers never overlap (the chain walk checked them), so one of
                 // the two is a window: blame the block that placed it.
-                let culprit = if b.owner.is_some() { b } else { a };
-                return Err(culprit
-                    .invalid(format!("{} at {:#x} overlaps {} at {:#x}", b.what, b.base, a.what, a.base)));
+                let culprit = if matches!(b, Span::Window { .. }) { b } else { a };
+                return Err(culprit.invalid(format!(
+                    "{b} at {:#x} overlaps {a} at {:#x}",
+                    b.base(),
+                    a.base()
+                )));
             }
         }
         Ok(())
@@ -237,8 +331,8 @@ impl DeviceMap {
                 b.version & 0xFFFF
             );
         }
-        for (base, len, what) in self.windows() {
-            let _ = writeln!(s, "{base:#07x}  {what}, {len} bytes");
+        for w in self.windows() {
+            let _ = writeln!(s, "{:#07x}  {}, {} bytes", w.base, w.kind, w.len);
         }
         s
     }
@@ -604,6 +698,34 @@ mod tests {
             e.to_string().contains("epoch block at 0x200 overlaps towersketch array 0 window at 0x1f0"),
             "{e}"
         );
+    }
+
+    /// Windows are typed: Tower arrays first, then SuMax arrays, each with its block's
+    /// name in its text and the counter widths its words are packed with.
+    #[test]
+    fn windows_are_typed_by_the_array_they_hold() {
+        let (mut m, l) = small();
+        let map = DeviceMap::discover(&mut m).unwrap();
+        let kinds: Vec<WindowKind> = map.windows().iter().map(|w| w.kind).collect();
+        use WindowKind::{SuMaxArray, TowerArray};
+        assert_eq!(kinds, [TowerArray(0), TowerArray(1), SuMaxArray(0), SuMaxArray(1)]);
+        let w = map.windows();
+        assert_eq!((w[1].base, w[1].len, w[1].words()), (l.tower_windows[1].base, 4 * 32, 32));
+        assert_eq!((w[3].base, w[3].len), (l.sumax_windows[1].base, 4 * 16 * 11));
+
+        assert_eq!(TowerArray(1).to_string(), "towersketch array 1 window");
+        assert_eq!(SuMaxArray(0).to_string(), "sumax array 0 window");
+        assert_eq!(TowerArray(3).array(), "towersketch array 3");
+        assert_eq!((SuMaxArray(2).block(), SuMaxArray(2).index()), ("sumax", 2));
+        assert_eq!(TowerArray(0).block_type(), block_type::TOWER);
+
+        assert_eq!(map.counter_widths(TowerArray(1)), Some(vec![16]));
+        let cells = map.sumax.as_ref().unwrap().geometry.cell_widths();
+        assert_eq!(map.counter_widths(SuMaxArray(1)), Some(cells));
+        assert_eq!(map.counter_widths(TowerArray(2)), None);
+        assert_eq!(map.counter_widths(SuMaxArray(2)), None);
+        let line = format!("{:#07x}  sumax array 1 window, {} bytes\n", w[3].base, w[3].len);
+        assert!(map.describe().ends_with(&line), "{}", map.describe());
     }
 
     /// Hostile SuMax geometry registers are refused by the contract's validation, named by

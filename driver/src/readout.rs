@@ -19,7 +19,7 @@
 //! error; [`read_snapshot_to_file`] writes the file only after success.
 
 use crate::access::{AccessError, Counting, RegisterAccess};
-use crate::blocks::DeviceMap;
+use crate::blocks::{DeviceMap, Window, WindowKind};
 use crate::snapshot::{packed_len, Section, Snapshot, SnapshotError};
 use smartnic_contract::geometry::marker;
 use smartnic_contract::regs::epoch;
@@ -165,7 +165,7 @@ fn run<A: RegisterAccess + ?Sized>(
     stats.status_polls += poll(d, e, epoch::STATUS_SWAP_PENDING, "SWAP", cfg.poll_timeout)?;
     let time_ns = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |t| t.as_nanos() as u64);
     let windows = map.windows();
-    let mut words: Vec<Vec<u32>> = windows.iter().map(|w| vec![0; w.1 as usize / 4]).collect();
+    let mut words: Vec<Vec<u32>> = windows.iter().map(|w| vec![0; w.words() as usize]).collect();
     let mut last = (s0, s0);
     for pass in 0..=cfg.max_retries {
         let s1 = d.read32(e + epoch::SEQUENCE)?;
@@ -174,8 +174,8 @@ fn run<A: RegisterAccess + ?Sized>(
             return Err(ReadoutError::SwapIgnored { sequence: s1 });
         }
         let active = d.read32(e + epoch::EPOCH)?;
-        for ((base, _, _), buf) in windows.iter().zip(&mut words) {
-            d.read_block(*base, buf)?;
+        for (w, buf) in windows.iter().zip(&mut words) {
+            d.read_block(w.base, buf)?;
         }
         let packets = d.read64(e + epoch::IDLE_PACKETS)?;
         let s2 = d.read32(e + epoch::SEQUENCE)?;
@@ -185,7 +185,7 @@ fn run<A: RegisterAccess + ?Sized>(
             stats.retries += 1;
             continue;
         }
-        let snap = build(map, cfg.source, active.wrapping_sub(1) as u64, time_ns, packets, &words)?;
+        let snap = build(map, &windows, cfg.source, active.wrapping_sub(1) as u64, time_ns, packets, &words)?;
         if cfg.clear {
             d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;
             stats.status_polls += poll(d, e, epoch::STATUS_CLEAR_BUSY, "CLEAR", cfg.poll_timeout)?;
@@ -230,37 +230,34 @@ fn poll<A: RegisterAccess + ?Sized>(
     }
 }
 
-/// Packs the window words into snapshot sections, checking every counter fits its width.
+/// Packs the words of each window into the section its kind names, checking every counter
+/// fits its width. `words[i]` holds the words of `windows[i]`.
 fn build(
     map: &DeviceMap,
+    windows: &[Window],
     source: u8,
     epoch: u64,
     time_ns: u64,
     packets: u64,
     words: &[Vec<u32>],
 ) -> Result<Snapshot, ReadoutError> {
-    let mut sections = Vec::new();
-    let mut next = words.iter();
-    if let Some(t) = &map.tower {
-        let mut arrays = Vec::new();
-        for (i, a) in t.geometry.arrays.iter().enumerate() {
-            let w = next.next().expect("one window per tower array");
-            let bytes = pack(w, &[a.width], &format!("towersketch array {i}"))?;
-            debug_assert_eq!(bytes.len(), packed_len(a.depth, a.width as u64));
-            arrays.push(bytes);
+    let (mut tower, mut sumax) = (Vec::new(), Vec::new());
+    for (w, words) in windows.iter().zip(words) {
+        let widths = map.counter_widths(w.kind).expect("the windows come from this map");
+        let bytes = pack(words, &widths, &w.kind.array())?;
+        let rows = (w.words() / widths.len() as u64) as u32;
+        debug_assert_eq!(bytes.len(), packed_len(rows, widths.iter().map(|&b| b as u64).sum()));
+        match w.kind {
+            WindowKind::TowerArray(_) => tower.push(bytes),
+            WindowKind::SuMaxArray(_) => sumax.push(bytes),
         }
-        sections.push(Section::Tower { geometry: t.geometry.clone(), mode: t.mode, arrays });
+    }
+    let mut sections = Vec::new();
+    if let Some(t) = &map.tower {
+        sections.push(Section::Tower { geometry: t.geometry.clone(), mode: t.mode, arrays: tower });
     }
     if let Some(s) = &map.sumax {
-        let widths = s.geometry.cell_widths();
-        let mut arrays = Vec::new();
-        for i in 0..s.windows.len() {
-            let w = next.next().expect("one window per sumax array");
-            let bytes = pack(w, &widths, &format!("sumax array {i}"))?;
-            debug_assert_eq!(bytes.len(), packed_len(s.geometry.depth, s.geometry.bucket_bits()));
-            arrays.push(bytes);
-        }
-        sections.push(Section::SuMax { geometry: s.geometry.clone(), arrays });
+        sections.push(Section::SuMax { geometry: s.geometry.clone(), arrays: sumax });
     }
     Ok(Snapshot { source, epoch, time_ns, firmware: map.firmware, packets, sections })
 }

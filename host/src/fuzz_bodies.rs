@@ -436,8 +436,8 @@ fn discover_and_read<A: RegisterAccess + ?Sized>(dev: &mut A) {
         Err(e) => return assert!(!e.to_string().is_empty()),
     };
     let _ = map.describe();
-    for (base, len, _) in map.windows() {
-        assert!(base as u64 + len <= map.bar_size, "window inside the BAR");
+    for w in map.windows() {
+        assert!(w.base as u64 + w.len <= map.bar_size, "{} inside the BAR", w.kind);
     }
     if let Ok((snap, _)) = read_snapshot(dev, &map, &fast_readout()) {
         let decoded = Snapshot::decode(&snap.encode()).expect("a readout snapshot decodes");
