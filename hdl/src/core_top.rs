@@ -153,6 +153,8 @@ pub struct Core<
     sink_clr: Sink<AM>,
     sink_packets: Sink<32>,
     bytes: DFF<Bits<64>>,
+    // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
+    // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     len64: Widen<64, { frame::LEN_BITS }>,
     class_ip: Constant<Bits<2>>,
     tower_sels: Constant<Bits<SEL_BITS>>,
@@ -447,6 +449,9 @@ impl<
         }
         self.sumax.clock.next = self.clock.val();
         self.sumax.reset.next = self.reset.val();
+        // rust-hdl workaround: `#[hdl_gen]` reads an array index from its text with only
+        // loop variables known, so `sm_valid[SM_DELAY - 1]` panics at generation; this
+        // one-pass loop makes the last tap's index a loop variable (hdl/README.md, quirks).
         for j in (SM_DELAY - 1)..SM_DELAY {
             self.sumax.key_valid.next = self.sm_valid[j].q.val();
             self.sumax.key.next = self.sm_key[j].q.val();
@@ -478,6 +483,8 @@ impl<
             self.sw_sel[j].d.next = self.sw_sel[j - 1].q.val();
         }
         self.sw_q.d.next = self.zero32.val();
+        // One-pass loop: the select's last tap, `sw_sel[SW_LATENCY - 2]`, as a loop variable
+        // (the rust-hdl index rule above).
         for j in (SW_LATENCY - 2)..(SW_LATENCY - 1) {
             if self.sw_sel[j].q.val() == self.sm_sel[0].val() {
                 self.sw_q.d.next = self.sumax.rd_data0.val();
@@ -520,6 +527,8 @@ impl<
         self.regs.clear_busy.next = self.tower.clear_busy.val();
         self.regs.idle_packets.next = self.tower.idle_packets.val();
         self.regs.active_packets.next = self.tower.active_packets.val();
+        // One-pass loop: the valid line's last tap, `sw_v[SW_LATENCY - 1]`, as a loop
+        // variable (the rust-hdl index rule above).
         for j in (SW_LATENCY - 1)..SW_LATENCY {
             self.regs.win_ack.next = self.tower.ro_ack.val() | self.sw_v[j].q.val();
         }
@@ -533,6 +542,9 @@ impl<
         self.mon_key.next = self.ing_key.q.val();
         self.mon_epoch.next = self.tower.epoch.val();
         self.mon_bank.next = self.tower.active_bank.val();
+        // Every tap of the SuMax line written out (SM_DELAY = 7, asserted by the tests). rust-hdl
+        // workaround: `#[hdl_gen]` cannot read `.next`, so an OR cannot accumulate in a loop
+        // (that would take a chain of local signals).
         self.sketch_idle.next = self.tower.idle.val()
             & self.sumax.idle.val()
             & !(self.dbin.valid.val()

@@ -28,6 +28,7 @@ pub struct CellIndex<const IW: usize, const A: usize> {
     pub bucket: Signal<Out, Bits<A>>,
     pub cell_no: Signal<Out, Bits<8>>,
     mul: ConstMul<IW, RECIP_PW>,
+    // The product's bits outside `q`, consumed so Verilator `-Wall` sees them used.
     sink_p: Sink<RECIP_PW>,
     k1: DFF<Bits<8>>,
     k2: DFF<Bits<8>>,

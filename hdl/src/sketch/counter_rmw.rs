@@ -87,7 +87,9 @@ pub struct CounterRmw<const W: usize, const A: usize> {
     cand: Signal<Local, Bits<32>>,
     upd: Signal<Local, Bit>,
     lt: Signal<Local, Bit>,
-    // 32-bit views of the four value sources (zero extension of register outputs)
+    // 32-bit views of the four value sources (zero extension of register outputs).
+    // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
+    // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     x_rd: Widen<32, W>,
     x_wr: Widen<32, W>,
     x_d1: Widen<32, W>,

@@ -68,6 +68,9 @@ pub struct SuMaxBankedArray<
     rc1: DFF<Bits<8>>,
     rc2: DFF<Bits<8>>,
     rd_out: DFF<Bits<32>>,
+    // 32-bit views of the lanes' read data for the readout mux. rust-hdl workaround:
+    // `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is
+    // a leaf whose Verilog is `{zeros, x}`.
     x_size: Widen<32, SW>,
     x_delay: [Widen<32, DW>; DC],
     x_iv: Widen<32, TW>,
@@ -216,7 +219,9 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         // Outputs.
         self.omega_size_out_inf.next = self.size.omega_out_inf.val();
         self.omega_size_out.next = self.size.omega_out.val();
-        // (a one-iteration loop: array indices must be loop variables or literals)
+        // rust-hdl workaround: `#[hdl_gen]` reads an array index from its text with only loop
+        // variables known, so `dom[DC - 1]` panics at generation; this one-pass loop makes the
+        // last delay cell's index a loop variable (hdl/README.md, quirks).
         for j in (DC - 1)..DC {
             self.omega_delay_out_inf.next = self.dom_inf[j].val();
             self.omega_delay_out.next = self.dom[j].val();

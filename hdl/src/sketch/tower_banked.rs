@@ -119,6 +119,9 @@ pub struct TowerBanked<
     ro_v: [DFF<Bit>; RO_LATENCY],
     ro_sel: [DFF<Bits<2>>; 2],
     ro_q: DFF<Bits<32>>,
+    // 32-bit views of the arrays' read data for the readout mux. rust-hdl workaround:
+    // `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is
+    // a leaf whose Verilog is `{zeros, x}`.
     x0: Widen<32, W0>,
     x1: Widen<32, W1>,
     x2: Widen<32, W2>,
