@@ -3,7 +3,7 @@
 //! file (epoch sizes, flow count, the last epoch's largest flows and their exact counts;
 //! the sketch never underestimates). The NIC path, where the counters are compared with
 //! the model, is `sim-tb/tests/demo_nic.rs`; the verdict on a mismatch is tested in
-//! `cli::demo`.
+//! `smartnic::demo`.
 
 use smartnic::trace::truth::Truth;
 use smartnic::trace::PacketReader;

@@ -4,8 +4,8 @@
 //! here over the same epoch's packets (checked by this test, not by the demo's own
 //! comparison).
 
-use smartnic::cli::demo::{run, DemoArgs};
-use smartnic::cli::sim::SIM_ENV;
+use smartnic::demo::{run, verdict, DemoConfig};
+use smartnic::simulator::{no_progress, SIM_ENV};
 use smartnic::sketch::snapshot::to_section;
 use smartnic::sketch::SketchKind;
 use smartnic::trace::{Packet, PacketReader};
@@ -38,7 +38,7 @@ fn name(s: &Section) -> &'static str {
 fn nic_demo_epochs_equal_the_software_sketches() {
     let dir = tempfile::tempdir().unwrap();
     std::env::set_var(SIM_ENV, env!("CARGO_BIN_EXE_smartnic-sim"));
-    let args = DemoArgs {
+    let cfg = DemoConfig {
         out: dir.path().to_path_buf(),
         packets: PACKETS,
         flows: 700,
@@ -47,7 +47,9 @@ fn nic_demo_epochs_equal_the_software_sketches() {
         top: 4,
         software: false,
     };
-    run(args, true).unwrap_or_else(|e| panic!("demo through the simulated NIC failed: {e:#}"));
+    run(&cfg, no_progress)
+        .and_then(|report| verdict(&report))
+        .unwrap_or_else(|e| panic!("demo through the simulated NIC failed: {e:#}"));
     let packets = packets(&dir.path().join("trace.pcap"));
     assert_eq!(packets.len() as u64, PACKETS);
     let chunks: Vec<&[Packet]> = packets.chunks(EPOCH_PACKETS as usize).collect();

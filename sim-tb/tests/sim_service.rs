@@ -5,7 +5,8 @@
 //! whatever the capture holds (empty records, raw IP, frames after the last IP packet,
 //! no IP packet at all).
 
-use smartnic::cli::sim::{replay, SimArgs, SimReport, SIM_ENV};
+use smartnic::contract::geometry::InsertMode;
+use smartnic::simulator::{no_progress, replay, ReplayConfig, SimReport, SIM_ENV};
 use smartnic::sketch::snapshot::to_section;
 use smartnic::sketch::SketchKind;
 use smartnic::trace::capture::CaptureReader;
@@ -15,12 +16,13 @@ use smartnic::trace::{generate_files, Counts, GenConfig, Packet, PacketReader, S
 use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::Path;
 
-/// Runs `smartnic sim` over `pcap` into `dir/sim`.
+/// Replays `pcap` through the simulated NIC (what `smartnic sim run` does) into `dir/sim`.
 fn sim(pcap: &Path, epoch_packets: u64, dir: &Path) -> (SimReport, std::path::PathBuf) {
     std::env::set_var(SIM_ENV, env!("CARGO_BIN_EXE_smartnic-sim"));
     let out = dir.join("sim");
-    let args = SimArgs { trace: pcap.to_path_buf(), epoch_packets, mode: "acu".into(), output: out.clone() };
-    (replay(&args).unwrap(), out)
+    let cfg =
+        ReplayConfig { trace: pcap.to_path_buf(), epoch_packets, mode: InsertMode::Acu, output: out.clone() };
+    (replay(&cfg, no_progress).unwrap(), out)
 }
 
 /// The software parser's packets and counts over `pcap`.

@@ -243,7 +243,7 @@ fn readout_report(path: &Path, snap: &Snapshot, st: &ReadoutStats) -> ReadoutRep
 }
 
 /// One epoch read out of a device into a directory of epoch files.
-pub(super) struct EpochFile {
+pub(crate) struct EpochFile {
     /// `DIR/epoch-NNNNNN.snap`, named by the epoch the snapshot holds.
     pub path: PathBuf,
     pub snapshot: Snapshot,
@@ -257,7 +257,7 @@ pub(super) struct EpochFile {
 /// is known and is then written once by [`Snapshot::write_file`], which is atomic and
 /// removes its own temporary file when the write fails: no file of a failed write is
 /// left in `dir` (a temporary file renamed afterwards would be, when that rename fails).
-pub(super) fn read_epoch_file<A: RegisterAccess + ?Sized>(
+pub(crate) fn read_epoch_file<A: RegisterAccess + ?Sized>(
     dev: &mut A,
     map: &DeviceMap,
     cfg: &ReadoutConfig,

@@ -355,7 +355,7 @@ impl CoreRun {
             geometry,
             // The simulated clock only moves while the test drives it, so the poll timeout
             // is the simulator's (minutes of wall time), not a board's 1 s.
-            cfg: smartnic::cli::sim::sim_readout_config(),
+            cfg: smartnic::simulator::sim_readout_config(),
             expect: Expect::default(),
             order: Vec::new(),
             by_epoch: BTreeMap::new(),
