@@ -9,6 +9,7 @@
 //! | [`tasks`] | measurement tasks answered from sketch counters |
 //! | [`metrics`] | accuracy metrics as the papers define them (ARE, AAE, RE, WMRE) |
 //! | [`eval`] | the accuracy lab: sketches of several kinds and sizes over one trace against the exact answers |
+//! | [`manifest`] | `manifest.json`, the list of epoch files a complete `--epoch-packets` run wrote |
 //! | [`simulator`] | the simulated NIC: start the `smartnic-sim` service, replay a trace through it epoch by epoch and read every epoch out over the driver |
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
 //! | [`cli`] | the `smartnic` command line, one module per command |
@@ -20,6 +21,7 @@ pub mod demo;
 pub mod eval;
 #[doc(hidden)]
 pub mod fuzz_bodies;
+pub mod manifest;
 pub mod metrics;
 pub mod simulator;
 pub mod sketch;

@@ -8,7 +8,7 @@
 //! back end, so this crate carries no HDL toolchain and the readout code path is the one a
 //! real device uses.
 
-use crate::cli::manifest::{self, EpochEntry, Manifest};
+use crate::manifest::{self, EpochEntry, Manifest};
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use serde::Serialize;

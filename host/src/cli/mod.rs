@@ -19,7 +19,9 @@ pub mod demo;
 pub mod device;
 pub mod eval;
 pub mod examples;
-pub mod manifest;
+/// The epoch manifest is library code ([`crate::manifest`]); `sketch run` and the help
+/// pages reach it by this name.
+pub use crate::manifest;
 pub mod progress;
 pub mod report;
 pub mod sim;
