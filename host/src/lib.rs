@@ -9,6 +9,7 @@
 //! | [`tasks`] | measurement tasks answered from sketch counters |
 //! | [`metrics`] | accuracy metrics as the papers define them (ARE, AAE, RE, WMRE) |
 //! | [`eval`] | the accuracy lab: sketches of several kinds and sizes over one trace against the exact answers |
+//! | [`epoch_file`] | one epoch read out of a device into `DIR/epoch-NNNNNN.snap`, written once and atomically |
 //! | [`manifest`] | `manifest.json`, the list of epoch files a complete `--epoch-packets` run wrote |
 //! | [`simulator`] | the simulated NIC: start the `smartnic-sim` service, replay a trace through it epoch by epoch and read every epoch out over the driver |
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
@@ -18,6 +19,7 @@ pub use smartnic_contract as contract;
 pub mod arith;
 pub mod cli;
 pub mod demo;
+pub mod epoch_file;
 pub mod eval;
 #[doc(hidden)]
 pub mod fuzz_bodies;

@@ -177,7 +177,7 @@ fn read_epoch(
     cfg: &ReadoutConfig,
     dir: &Path,
 ) -> anyhow::Result<EpochInfo> {
-    let f = crate::cli::device::read_epoch_file(dev, map, cfg, dir)?;
+    let f = crate::epoch_file::read_epoch_file(dev, map, cfg, dir)?;
     Ok(EpochInfo {
         path: f.path.display().to_string(),
         epoch: f.snapshot.epoch,
