@@ -21,7 +21,7 @@
 use crate::access::{AccessError, Counting, RegisterAccess};
 use crate::blocks::{DeviceMap, Window, WindowKind};
 use crate::snapshot::{packed_len, Section, Snapshot, SnapshotError};
-use smartnic_contract::geometry::marker;
+use smartnic_contract::packing::{pack_words, TooWide};
 use smartnic_contract::regs::epoch;
 use smartnic_contract::snapshot::source;
 use std::path::Path;
@@ -262,79 +262,28 @@ fn build(
     Ok(Snapshot { source, epoch, time_ns, firmware: map.firmware, packets, sections })
 }
 
-/// Packs `words` LSB-first, word `i` taking `widths[i % widths.len()]` bits (the snapshot
-/// layout: Tower counter `i` at bit `i * w`, SuMax bucket `b` cell `c` after the cells
-/// before it). A word above its width's maximum is an error (the readout checks that the
-/// device is still there before packing, so this is a failed read or a corrupt window).
+/// Packs the words of one window in the contract's packing rule
+/// ([`smartnic_contract::packing::pack_words`]). A word above its width's maximum is an error
+/// that names the window (the readout checks that the device is still there before packing,
+/// so this is a failed read or a corrupt window).
 pub fn pack(words: &[u32], widths: &[u8], window: &str) -> Result<Vec<u8>, ReadoutError> {
-    let bits: u64 = words.len() as u64 / widths.len() as u64 * widths.iter().map(|&w| w as u64).sum::<u64>();
-    let mut out = Vec::with_capacity(bits.div_ceil(8) as usize);
-    let (mut acc, mut n) = (0u64, 0u32);
-    for (i, (&v, &w)) in words.iter().zip(widths.iter().cycle()).enumerate() {
-        if v > marker(w) {
-            return Err(ReadoutError::CounterOutOfRange {
-                window: window.to_owned(),
-                index: i,
-                value: v,
-                width: w,
-            });
-        }
-        acc |= (v as u64) << n;
-        n += w as u32;
-        while n >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            n -= 8;
-        }
-    }
-    if n > 0 {
-        out.push(acc as u8);
-    }
-    Ok(out)
+    pack_words(words, widths).map_err(|TooWide { index, value, width }| ReadoutError::CounterOutOfRange {
+        window: window.to_owned(),
+        index,
+        value,
+        width,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Unpacks like `host::sketch::packed` (an independent bit-by-bit reading).
-    fn get(bytes: &[u8], off: u64, width: u8) -> u32 {
-        (0..width as u64).fold(0, |v, b| {
-            let bit = off + b;
-            v | (((bytes[(bit / 8) as usize] >> (bit % 8)) & 1) as u32) << b
-        })
-    }
-
     #[test]
-    fn pack_is_lsb_first_for_any_width() {
-        for w in [1u8, 2, 3, 5, 8, 12, 16, 31, 32] {
-            let words: Vec<u32> = (0..37u32).map(|i| i.wrapping_mul(2_654_435_761) & marker(w)).collect();
-            let bytes = pack(&words, &[w], "t").unwrap();
-            assert_eq!(bytes.len(), packed_len(37, w as u64));
-            for (i, &v) in words.iter().enumerate() {
-                assert_eq!(get(&bytes, i as u64 * w as u64, w), v, "width {w} counter {i}");
-            }
-        }
-        assert_eq!(pack(&[0x1, 0x2], &[4], "t").unwrap(), vec![0x21]);
-    }
-
-    #[test]
-    fn pack_mixed_cells_in_bucket_order() {
-        let widths = [32u8, 16, 16, 32, 32];
-        let words: Vec<u32> = (0..10).map(|i| 1000 + i).collect();
-        let bytes = pack(&words, &widths, "s").unwrap();
-        assert_eq!(bytes.len(), packed_len(2, 128));
-        assert_eq!(get(&bytes, 0, 32), 1000);
-        assert_eq!(get(&bytes, 32, 16), 1001);
-        assert_eq!(get(&bytes, 128 + 48, 16), 1007);
-    }
-
-    #[test]
-    fn pack_rejects_values_wider_than_the_counter() {
+    fn pack_names_the_window_of_a_value_wider_than_the_counter() {
         let e = pack(&[1, 256], &[8], "towersketch array 0").unwrap_err();
         assert!(matches!(e, ReadoutError::CounterOutOfRange { index: 1, value: 256, width: 8, .. }), "{e}");
         assert!(e.to_string().contains("towersketch array 0 counter 1"));
-        // 32-bit counters may hold all ones (the overflow marker).
-        assert!(pack(&[u32::MAX], &[32], "t").is_ok());
+        assert_eq!(pack(&[0x1, 0x2], &[4], "t").unwrap(), vec![0x21]);
     }
 }

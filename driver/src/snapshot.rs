@@ -17,7 +17,7 @@
 //! trailer  CRC-32C u32 of every byte before it
 //! ```
 //! Counter bytes are the packed LSB-first layout of the software sketches
-//! (`host::sketch::packed`), `ceil(depth * bucket_bits / 8)` bytes per array.
+//! (`smartnic_contract::packing`), `ceil(depth * bucket_bits / 8)` bytes per array.
 
 use nom::bytes::complete::{tag, take};
 use nom::number::complete::{le_u16, le_u32, le_u64, u8 as le_u8};
@@ -82,10 +82,8 @@ pub enum SnapshotError {
 
 const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 
-/// Packed byte length of `depth` entries of `bits` bits.
-pub fn packed_len(depth: u32, bits: u64) -> usize {
-    (depth as u64 * bits).div_ceil(8) as usize
-}
+/// Packed byte length of `depth` entries of `bits` bits (the contract's packing rule).
+pub use smartnic_contract::packing::packed_len;
 
 impl Snapshot {
     /// Encodes the snapshot with its trailing checksum.

@@ -1,14 +1,16 @@
 //! Register-access back ends: a memory-mapped regular file ([`FileBar`], tests and fault
 //! injection), the kernel's sysfs `resourceN` files ([`SysfsBar`]) and VFIO through the
-//! `pci-driver` crate ([`VfioBar`]). The Verilator model implements the same trait in
+//! `pci-driver` crate (`VfioBar`, cargo feature `vfio`, on by default). The Verilator model implements the same trait in
 //! `sim-tb`.
 
 mod file;
 mod sysfs;
+#[cfg(feature = "vfio")]
 mod vfio;
 
 pub use file::FileBar;
 pub use sysfs::SysfsBar;
+#[cfg(feature = "vfio")]
 pub use vfio::{VfioBar, VfioPaths};
 
 use crate::access::{check_range, AccessError};

@@ -13,6 +13,7 @@
 //! | [`interval`] | the inter-arrival rule of SuMax's max cells (backwards time counts as 0) |
 //! | [`geometry`] | sketch geometries (TowerSketch, SuMax, baselines) and their paper defaults |
 //! | [`lut`] | LUT contents for log2/exp2 and the multiplicative encoder |
+//! | [`packing`] | the counter packing rule (LSB-first bit fields) of readout windows, snapshots and the software sketches |
 //! | [`regs`] | register-block type IDs and the block header layout |
 //! | [`shim`] | the telemetry shim header switches add and the NIC strips |
 //! | [`snapshot`] | identifiers and layout constants of the snapshot file |
@@ -24,6 +25,7 @@ pub mod hash;
 pub mod interval;
 pub mod key;
 pub mod lut;
+pub mod packing;
 pub mod regs;
 pub mod shim;
 pub mod snapshot;

@@ -16,7 +16,9 @@ use serde::Serialize;
 use smartnic_contract::regs::{epoch, stats};
 use smartnic_contract::snapshot::source;
 use smartnic_driver::access::RegisterAccess;
-use smartnic_driver::backend::{FileBar, SysfsBar, VfioBar};
+use smartnic_driver::backend::{FileBar, SysfsBar};
+#[cfg(feature = "vfio")]
+use smartnic_driver::backend::VfioBar;
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::discover;
 use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutStats};
@@ -72,10 +74,24 @@ pub fn open(spec: &str) -> anyhow::Result<Box<dyn RegisterAccess>> {
         "sysfs" => Box::new(
             SysfsBar::open(&discover::normalize_bdf(rest)?).with_context(|| format!("device {spec}"))?,
         ),
-        _ => Box::new(
-            VfioBar::open(&discover::normalize_bdf(rest)?).with_context(|| format!("device {spec}"))?,
-        ),
+        _ => open_vfio(spec, rest)?,
     })
+}
+
+/// The VFIO back end, in builds that have it (cargo feature `vfio`, on by default).
+#[cfg(feature = "vfio")]
+fn open_vfio(spec: &str, bdf: &str) -> anyhow::Result<Box<dyn RegisterAccess>> {
+    let bar = VfioBar::open(&discover::normalize_bdf(bdf)?).with_context(|| format!("device {spec}"))?;
+    Ok(Box::new(bar))
+}
+
+/// Builds without VFIO say so, and what to use instead.
+#[cfg(not(feature = "vfio"))]
+fn open_vfio(spec: &str, _bdf: &str) -> anyhow::Result<Box<dyn RegisterAccess>> {
+    anyhow::bail!(
+        "device {spec}: this smartnic was built without the VFIO back end (cargo feature `vfio`); \
+         use sysfs:BDF, or rebuild with default features"
+    )
 }
 
 pub fn devices(args: &DevicesArgs, json: bool) -> anyhow::Result<()> {

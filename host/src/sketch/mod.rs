@@ -3,7 +3,6 @@
 //!
 //! | module | block |
 //! |---|---|
-//! | [`packed`] | bit-packed counter storage (also the snapshot layout) |
 //! | [`hashing`] | several family CRCs of a key at once |
 //! | [`cell`] | overflow marker and the omega (running-minimum) rule |
 //! | [`tower`] | TowerSketch with CM / CU / approximate-CU insertion |
@@ -16,7 +15,6 @@ pub mod cell;
 pub mod elastic;
 pub mod hashing;
 pub mod kind;
-pub mod packed;
 pub mod snapshot;
 pub mod sumax;
 pub mod tower;

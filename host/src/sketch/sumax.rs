@@ -11,7 +11,7 @@
 
 use super::cell::{omega_step, value, INF};
 use super::hashing::HashBank;
-use super::packed::PackedBits;
+use smartnic_contract::packing::PackedBits;
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
 use smartnic_contract::hash::index;

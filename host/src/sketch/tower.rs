@@ -6,7 +6,7 @@
 
 use super::cell::{self, omega_step, value, INF};
 use super::hashing::HashBank;
-use super::packed::PackedBits;
+use smartnic_contract::packing::PackedBits;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::hash::index;
 use smartnic_contract::FlowKey;

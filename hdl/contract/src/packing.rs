@@ -1,8 +1,11 @@
-//! Bit-packed counter storage.
+//! The counter packing rule, and bit-packed counter storage that follows it.
 //!
 //! Counters of any width 1..=32 bits are packed back to back, LSB first (counter `i` of
-//! width `w` occupies bits `i*w .. i*w+w`) in little-endian 64-bit words. Serialised with
-//! [`PackedBits::to_bytes`] this is the snapshot file's layout.
+//! width `w` occupies bits `i*w .. i*w+w`; a SuMax bucket's cells follow each other in
+//! bucket order) in little-endian 64-bit words. Serialised with [`PackedBits::to_bytes`]
+//! this is the snapshot file's layout: the software sketches keep their counters in a
+//! [`PackedBits`], and the driver packs the words it reads from a readout window with
+//! [`pack_words`], so both sides write the same bytes by the same code.
 //!
 //! Power-of-two widths never straddle a word, so the hot path is one aligned load and
 //! store per counter; other widths take a second word when they cross a boundary (a branch
@@ -124,6 +127,38 @@ fn mask(width: u8) -> u64 {
     (1u64 << width) - 1
 }
 
+/// Bytes of `depth` packed entries of `bits` bits each: `ceil(depth * bits / 8)`.
+pub fn packed_len(depth: u32, bits: u64) -> usize {
+    (depth as u64 * bits).div_ceil(8) as usize
+}
+
+/// A counter that does not fit its width (a failed read or a corrupt window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooWide {
+    /// Index of the word in the input.
+    pub index: usize,
+    pub value: u32,
+    pub width: u8,
+}
+
+/// Packs `words` in the packing rule, word `i` taking `widths[i % widths.len()]` bits (Tower:
+/// one width; SuMax: the cell widths of one bucket in order). A word above its width's
+/// maximum is an error, never silently truncated.
+pub fn pack_words(words: &[u32], widths: &[u8]) -> Result<Vec<u8>, TooWide> {
+    let per_row: u64 = widths.iter().map(|&w| w as u64).sum();
+    let rows = words.len() as u64 / widths.len().max(1) as u64;
+    let mut p = PackedBits::new(rows * per_row);
+    let mut off = 0u64;
+    for (index, (&value, &width)) in words.iter().zip(widths.iter().cycle()).enumerate() {
+        if value as u64 > mask(width) {
+            return Err(TooWide { index, value, width });
+        }
+        p.set(off, width, value);
+        off += width as u64;
+    }
+    Ok(p.to_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +189,45 @@ mod tests {
             }
             assert_eq!(PackedBits::from_bytes(&p.to_bytes(), p.bits()).unwrap(), p);
         }
+    }
+
+    /// Reads a field bit by bit (independent of `PackedBits::get`).
+    fn bit_get(bytes: &[u8], off: u64, width: u8) -> u32 {
+        (0..width as u64).fold(0, |v, b| {
+            let bit = off + b;
+            v | (((bytes[(bit / 8) as usize] >> (bit % 8)) & 1) as u32) << b
+        })
+    }
+
+    #[test]
+    fn pack_words_is_lsb_first_for_any_width() {
+        for w in [1u8, 2, 3, 5, 8, 12, 16, 31, 32] {
+            let words: Vec<u32> = (0..37u32).map(|i| i.wrapping_mul(2_654_435_761) & mask(w) as u32).collect();
+            let bytes = pack_words(&words, &[w]).unwrap();
+            assert_eq!(bytes.len(), packed_len(37, w as u64));
+            for (i, &v) in words.iter().enumerate() {
+                assert_eq!(bit_get(&bytes, i as u64 * w as u64, w), v, "width {w} counter {i}");
+            }
+        }
+        assert_eq!(pack_words(&[0x1, 0x2], &[4]).unwrap(), vec![0x21]);
+    }
+
+    #[test]
+    fn pack_words_mixed_cells_in_bucket_order() {
+        let widths = [32u8, 16, 16, 32, 32];
+        let words: Vec<u32> = (0..10).map(|i| 1000 + i).collect();
+        let bytes = pack_words(&words, &widths).unwrap();
+        assert_eq!(bytes.len(), packed_len(2, 128));
+        assert_eq!(bit_get(&bytes, 0, 32), 1000);
+        assert_eq!(bit_get(&bytes, 32, 16), 1001);
+        assert_eq!(bit_get(&bytes, 128 + 48, 16), 1007);
+    }
+
+    #[test]
+    fn pack_words_rejects_values_wider_than_the_counter() {
+        assert_eq!(pack_words(&[1, 256], &[8]), Err(TooWide { index: 1, value: 256, width: 8 }));
+        // 32-bit counters may hold all ones (the overflow marker).
+        assert!(pack_words(&[u32::MAX], &[32]).is_ok());
     }
 
     #[test]
