@@ -48,96 +48,19 @@ pub mod ipv6_ext {
 }
 
 /// Byte ranges of the header fields the parsers read, counted from each header's first byte
-/// (big-endian on the wire). The software parser reads them from a slice; the NIC's parser
+/// (big-endian on the wire). They are defined once, beside each header's view in
+/// [`crate::wire`]; the software parser reads them through those views and the NIC's parser
 /// derives its window offsets and step spans from the same ranges.
 pub mod field {
-    /// Ethernet II.
-    pub mod ethernet {
-        use core::ops::Range;
-        pub const DESTINATION: Range<usize> = 0..6;
-        pub const SOURCE: Range<usize> = 6..12;
-        pub const ETHERTYPE: Range<usize> = 12..14;
-        /// Length of the header; a VLAN tag or the payload follows.
-        pub const HEADER_LEN: usize = 14;
-    }
-
-    /// A VLAN tag (802.1Q / 802.1ad), counted from the tag's TCI, i.e. after the EtherType
-    /// that announced it.
-    pub mod vlan {
-        use core::ops::Range;
-        pub const TCI: Range<usize> = 0..2;
-        /// The EtherType of what follows the tag.
-        pub const ETHERTYPE: Range<usize> = 2..4;
-        pub const TAG_LEN: usize = 4;
-    }
-
-    /// IPv4.
-    pub mod ipv4 {
-        use core::ops::Range;
-        /// Version (high nibble) and IHL in 32-bit words (low nibble).
-        pub const VER_IHL: usize = 0;
-        pub const TOTAL_LEN: Range<usize> = 2..4;
-        /// Flags (top 3 bits) and the fragment offset ([`FRAG_OFFSET_MASK`]).
-        pub const FLAGS_FRAG: Range<usize> = 6..8;
-        pub const FRAG_OFFSET_MASK: u16 = 0x1FFF;
-        pub const PROTOCOL: usize = 9;
-        pub const SOURCE: Range<usize> = 12..16;
-        pub const DESTINATION: Range<usize> = 16..20;
-        /// The header without options (IHL 5).
-        pub const MIN_HEADER_LEN: usize = 20;
-        pub const VERSION: u8 = 4;
-    }
-
-    /// IPv6 (the fixed header).
-    pub mod ipv6 {
-        use core::ops::Range;
-        /// Version in the high nibble.
-        pub const VER_TC: usize = 0;
-        pub const PAYLOAD_LEN: Range<usize> = 4..6;
-        pub const NEXT_HEADER: usize = 6;
-        pub const SOURCE: Range<usize> = 8..24;
-        pub const DESTINATION: Range<usize> = 24..40;
-        pub const HEADER_LEN: usize = 40;
-        pub const VERSION: u8 = 6;
-    }
-
+    pub use crate::wire::ethernet::field as ethernet;
+    pub use crate::wire::ipv4::field as ipv4;
+    pub use crate::wire::ipv6::field as ipv6;
     /// An IPv6 extension header of the kinds in [`crate::frame::ipv6_ext`].
-    pub mod ext {
-        use core::ops::Range;
-        pub const NEXT_HEADER: usize = 0;
-        /// Length: in 8-byte units after the first 8 (4-byte units for AH, after the first 8).
-        pub const LEN: usize = 1;
-        /// Fragment header only: the offset in 8-byte units, above 3 flag bits.
-        pub const FRAG_OFFSET: Range<usize> = 2..4;
-        pub const FRAG_OFFSET_MASK: u16 = 0xFFF8;
-        /// The fragment header's fixed length, and the least of every extension header.
-        pub const MIN_HEADER_LEN: usize = 8;
-    }
-
-    /// TCP.
-    pub mod tcp {
-        use core::ops::Range;
-        pub const SRC_PORT: Range<usize> = 0..2;
-        pub const DST_PORT: Range<usize> = 2..4;
-        /// Data offset in 32-bit words (high nibble).
-        pub const DATA_OFFSET: usize = 12;
-        pub const MIN_HEADER_LEN: usize = 20;
-    }
-
-    /// UDP.
-    pub mod udp {
-        use core::ops::Range;
-        pub const SRC_PORT: Range<usize> = 0..2;
-        pub const DST_PORT: Range<usize> = 2..4;
-        pub const HEADER_LEN: usize = 8;
-    }
-
-    // Fields that a single bound keeps inside their headers (the others: the tests below).
-    const _: () = assert!(ethernet::ETHERTYPE.end <= ethernet::HEADER_LEN);
-    const _: () = assert!(vlan::ETHERTYPE.end <= vlan::TAG_LEN);
-    const _: () = assert!(ext::FRAG_OFFSET.end <= ext::MIN_HEADER_LEN);
-    const _: () = assert!(tcp::DATA_OFFSET < tcp::MIN_HEADER_LEN);
-    const _: () = assert!(udp::DST_PORT.end <= udp::HEADER_LEN);
+    pub use crate::wire::ipv6_ext::field as ext;
+    pub use crate::wire::tcp::field as tcp;
+    pub use crate::wire::udp::field as udp;
+    /// A VLAN tag (802.1Q / 802.1ad), counted from the tag's TCI.
+    pub use crate::wire::vlan::field as vlan;
 }
 
 #[cfg(test)]

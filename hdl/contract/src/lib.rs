@@ -15,9 +15,10 @@
 //! | [`lut`] | LUT contents for log2/exp2 and the multiplicative encoder |
 //! | [`packing`] | the counter packing rule (LSB-first bit fields) of readout windows, snapshots and the software sketches |
 //! | [`regs`] | register-block type IDs and the block header layout |
-//! | [`shim`] | the telemetry shim header switches add and the NIC strips |
+//! | [`shim`] | the telemetry shim header switches add and the NIC strips (kept at [`wire::shim`]) |
 //! | [`snapshot`] | identifiers and layout constants of the snapshot file |
 //! | [`vectors`] | the shared test-vector file format |
+//! | [`wire`] | header views, reprs and the one frame builder: every frame is read and built through them |
 
 pub mod frame;
 pub mod geometry;
@@ -27,9 +28,11 @@ pub mod key;
 pub mod lut;
 pub mod packing;
 pub mod regs;
-pub mod shim;
 pub mod snapshot;
 pub mod vectors;
+pub mod wire;
+
+pub use wire::shim;
 
 pub use geometry::{ArrayGeometry, InsertMode, SuMaxGeometry, TowerGeometry};
 pub use hash::CrcParams;
