@@ -71,6 +71,18 @@ pub fn member(i: usize) -> CrcParams {
     FAMILY[i % FAMILY_SIZE]
 }
 
+/// The switches' ECMP hash of the 13-byte flow key: CRC-32/ISO-HDLC (the Ethernet FCS CRC,
+/// v1model's `HashAlgorithm.crc32`). Reflected, so it is none of the [`FAMILY`] members the
+/// sketches index with: which next hop a flow took says nothing about its sketch cells.
+pub const ECMP: CrcParams = CrcParams { poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, xorout: 0xFFFF_FFFF, refin: true, refout: true };
+
+/// The ECMP group member a hash selects among `count`: `hash % count`, as v1model's `hash`
+/// extern computes `base + hash % max`.
+#[inline]
+pub fn ecmp_member(hash: u32, count: u16) -> u16 {
+    (hash % count.max(1) as u32) as u16
+}
+
 /// Maps a 32-bit hash onto `0..depth` by multiply-shift (see module docs).
 #[inline]
 pub fn index(hash: u32, depth: u32) -> u32 {
@@ -93,6 +105,15 @@ mod tests {
     fn reflected_path_matches_iscsi() {
         let iscsi = CrcParams { poly: 0x1EDC_6F41, init: !0, xorout: !0, refin: true, refout: true };
         assert_eq!(iscsi.checksum(b"123456789"), 0xE306_9283);
+    }
+
+    /// CRC-32/ISO-HDLC's check value 0xCBF43926 (what bmv2's `crc32` computes).
+    #[test]
+    fn ecmp_hash_is_crc32_iso_hdlc() {
+        assert_eq!(ECMP.checksum(b"123456789"), 0xCBF4_3926);
+        assert!(FAMILY.iter().all(|m| *m != ECMP));
+        assert_eq!(ecmp_member(7, 3), 1);
+        assert_eq!(ecmp_member(7, 0), 0, "an empty group never divides by zero");
     }
 
     #[test]

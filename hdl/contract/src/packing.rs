@@ -202,7 +202,8 @@ mod tests {
     #[test]
     fn pack_words_is_lsb_first_for_any_width() {
         for w in [1u8, 2, 3, 5, 8, 12, 16, 31, 32] {
-            let words: Vec<u32> = (0..37u32).map(|i| i.wrapping_mul(2_654_435_761) & mask(w) as u32).collect();
+            let words: Vec<u32> =
+                (0..37u32).map(|i| i.wrapping_mul(2_654_435_761) & mask(w) as u32).collect();
             let bytes = pack_words(&words, &[w]).unwrap();
             assert_eq!(bytes.len(), packed_len(37, w as u64));
             for (i, &v) in words.iter().enumerate() {

@@ -16,9 +16,9 @@ use serde::Serialize;
 use smartnic_contract::regs::{epoch, stats};
 use smartnic_contract::snapshot::source;
 use smartnic_driver::access::RegisterAccess;
-use smartnic_driver::backend::{FileBar, SysfsBar};
 #[cfg(feature = "vfio")]
 use smartnic_driver::backend::VfioBar;
+use smartnic_driver::backend::{FileBar, SysfsBar};
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::discover;
 use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutStats};

@@ -1,0 +1,118 @@
+//! Shortest-path routes with ECMP, computed from a topology into the tables the switch
+//! program reads: one LPM route per destination prefix, pointing at a group of equal-cost
+//! next hops.
+//!
+//! An edge switch routes each attached host by a /32 to its port; every switch routes each
+//! edge /24 it does not own to all neighbours one switch-hop closer to that edge (breadth-
+//! first search on the switch graph). Hosts never forward, so paths never cross a host.
+
+use crate::tables::{NextHop, Route, SwitchTables};
+use crate::topology::{NodeId, Topology, TopologyError};
+use std::collections::{BTreeMap, VecDeque};
+use std::net::Ipv4Addr;
+
+/// The tables of every switch, in the order of [`Topology::switches`].
+pub fn compute(t: &Topology) -> Result<Vec<SwitchTables>, TopologyError> {
+    let edges = t.edge_switches();
+    let dists: Vec<Vec<Option<u32>>> = edges.iter().map(|&e| switch_distances(t, e)).collect();
+    t.switches().map(|s| switch_tables(t, s, &edges, &dists)).collect()
+}
+
+/// Switch-hop distance from every node to `to` over switches only (`None`: unreachable).
+fn switch_distances(t: &Topology, to: NodeId) -> Vec<Option<u32>> {
+    let mut dist = vec![None; t.nodes.len()];
+    dist[to] = Some(0);
+    let mut queue = VecDeque::from([to]);
+    while let Some(n) = queue.pop_front() {
+        for p in 0..t.nodes[n].ports.len() as u16 {
+            let m = t.peer(n, p).node;
+            if !t.is_host(m) && dist[m].is_none() {
+                dist[m] = Some(dist[n].unwrap() + 1);
+                queue.push_back(m);
+            }
+        }
+    }
+    dist
+}
+
+/// One switch's routes: host /32s on its own ports, then one /24 per other edge switch.
+fn switch_tables(
+    t: &Topology,
+    s: NodeId,
+    edges: &[NodeId],
+    dists: &[Vec<Option<u32>>],
+) -> Result<SwitchTables, TopologyError> {
+    let mut tables = SwitchTables::new(t.switch_id(s).expect("a switch"), t.mac(s));
+    let mut groups: BTreeMap<Vec<NextHop>, (u16, u16)> = BTreeMap::new();
+    for p in 0..t.nodes[s].ports.len() as u16 {
+        let peer = t.peer(s, p).node;
+        if let Some(ip) = t.host_ip(peer) {
+            let hop = NextHop { port: p, dmac: t.mac(peer) };
+            let (base, count) = tables.group(&mut groups, vec![hop]);
+            tables.routes.push(Route { prefix: ip, len: 32, base, count });
+        }
+    }
+    for (rank, (&e, dist)) in edges.iter().zip(dists).enumerate() {
+        if e == s {
+            continue;
+        }
+        let Some(d) = dist[s] else {
+            let host = t.hosts().find(|&h| t.edge_of(h) == e).expect("an edge switch has a host");
+            return Err(TopologyError::Disconnected {
+                from: t.nodes[s].name.clone(),
+                to: t.nodes[host].name.clone(),
+            });
+        };
+        let hops: Vec<NextHop> = (0..t.nodes[s].ports.len() as u16)
+            .filter(|&p| dist[t.peer(s, p).node] == Some(d - 1) && !t.is_host(t.peer(s, p).node))
+            .map(|p| NextHop { port: p, dmac: t.mac(t.peer(s, p).node) })
+            .collect();
+        let (base, count) = tables.group(&mut groups, hops);
+        tables.routes.push(Route { prefix: Topology::edge_prefix(rank), len: 24, base, count });
+    }
+    Ok(tables)
+}
+
+/// The prefix (address and length) a host's traffic is routed by at a switch other than its
+/// own edge switch.
+pub fn host_prefix(t: &Topology, host: NodeId) -> (Ipv4Addr, u8) {
+    let o = t.host_ip(host).expect("a host").octets();
+    (Ipv4Addr::new(o[0], o[1], o[2], 0), 24)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{fat_tree, DEFAULT_DELAY_NS, DEFAULT_RATE_BPS};
+
+    #[test]
+    fn fat_tree_routes_spread_over_every_uplink() {
+        let t = fat_tree(4, DEFAULT_RATE_BPS, DEFAULT_DELAY_NS).unwrap();
+        let all = compute(&t).unwrap();
+        let edge = t.by_name("edge0_0").unwrap();
+        let tables = &all[t.switches().position(|s| s == edge).unwrap()];
+        // 2 hosts by /32, 7 other edge /24s.
+        assert_eq!(tables.routes.iter().filter(|r| r.len == 32).count(), 2);
+        assert_eq!(tables.routes.iter().filter(|r| r.len == 24).count(), 7);
+        // Every remote /24 goes to both aggregation switches (one shared group).
+        for r in tables.routes.iter().filter(|r| r.len == 24) {
+            assert_eq!(r.count, 2);
+        }
+        let core = t.by_name("core0").unwrap();
+        let ct = &all[t.switches().position(|s| s == core).unwrap()];
+        assert_eq!(ct.routes.len(), 8);
+        assert!(ct.routes.iter().all(|r| r.count == 1));
+    }
+
+    #[test]
+    fn disconnected_topology_is_an_error() {
+        let mut t = Topology::default();
+        let (s0, s1) = (t.add_switch("s0"), t.add_switch("s1"));
+        let (a, b) = (t.add_host("a"), t.add_host("b"));
+        t.connect(a, s0, 1, 1);
+        t.connect(b, s1, 1, 1);
+        t.assign_addresses().unwrap();
+        let e = compute(&t).unwrap_err();
+        assert_eq!(e, TopologyError::Disconnected { from: "s0".into(), to: "b".into() });
+    }
+}
