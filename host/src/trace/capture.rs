@@ -27,6 +27,9 @@ pub struct RawFrame<'a> {
     pub orig_len: u32,
     /// LINKTYPE_* of the frame (1 = Ethernet).
     pub linktype: u32,
+    /// The pcapng interface the frame was captured on (0 in a pcap file): a switch port in
+    /// the lab's per-switch logs.
+    pub interface: u32,
     /// Captured bytes (possibly fewer than `orig_len`).
     pub data: &'a [u8],
 }

@@ -172,6 +172,7 @@ impl<R: Read> PcapReader<R> {
             ts_ns: sec as u64 * 1_000_000_000 + frac_ns,
             orig_len: orig,
             linktype: self.header.linktype,
+            interface: 0,
             data: &self.buf,
         }))
     }

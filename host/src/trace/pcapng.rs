@@ -314,6 +314,7 @@ impl<R: Read> PcapNgReader<R> {
                 ts_ns,
                 orig_len: orig,
                 linktype: iface.linktype,
+                interface: iface_id,
                 data: &self.buf[data_at..data_at + cap as usize],
             }));
         }
@@ -403,6 +404,23 @@ impl<W: Write> PcapNgWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Frames keep the interface they were written on (the lab's per-port switch logs).
+    #[test]
+    fn frames_name_their_interface() {
+        let mut w = PcapNgWriter::new(Vec::new(), Endianness::Little).unwrap();
+        for _ in 0..3 {
+            w.add_interface(1, 0, Some(9)).unwrap();
+        }
+        w.write_epb(2, 5, 1, &[0xAA]).unwrap();
+        w.write_epb(0, 6, 1, &[0xBB]).unwrap();
+        let bytes = w.into_inner().unwrap();
+        let mut r = PcapNgReader::new(&bytes[..]).unwrap();
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!((f.interface, f.data), (2, &[0xAA][..]));
+        let f = r.next_frame().unwrap().unwrap();
+        assert_eq!((f.interface, f.data), (0, &[0xBB][..]));
+    }
 
     #[test]
     fn tsresol_units_decimal_and_binary() {
