@@ -13,6 +13,7 @@
 //! | [`manifest`] | `manifest.json`, the list of epoch files a complete `--epoch-packets` run wrote |
 //! | [`simulator`] | the simulated NIC: start the `smartnic-sim` service, replay a trace through it epoch by epoch and read every epoch out over the driver |
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
+//! | [`p4check`] | `scripts/p4-check`'s comparison of bmv2's output with the switch twins' (the `p4-compare` binary) |
 //! | [`cli`] | the `smartnic` command line, one module per command |
 pub use smartnic_contract as contract;
 
@@ -25,6 +26,7 @@ pub mod eval;
 pub mod fuzz_bodies;
 pub mod manifest;
 pub mod metrics;
+pub mod p4check;
 pub mod simulator;
 pub mod sketch;
 pub mod tasks;

@@ -1,0 +1,231 @@
+//! `scripts/p4-check`'s Rust half: splitting a switch's lab log into bmv2's per-port input
+//! files, and comparing what bmv2's `simple_switch` sent with what the twin sent.
+//!
+//! The lab logs each switch's traffic as two pcapng files whose interface is the port
+//! (`<switch>.in.pcapng`: every frame received, by ingress port; `<switch>.out.pcapng`:
+//! the twin's output, by egress port). bmv2 in file mode reads `p<port>_in.pcap` and writes
+//! `p<port>_out.pcap`. Frames are compared byte for byte per egress port, as multisets (bmv2
+//! may interleave ports differently), except the one field that comes from the switch's
+//! clock: the latency of the hop record this switch appended. That field is checked for
+//! range instead: v1model timestamps count microseconds, so it must be a multiple of 1000 ns
+//! and at most [`MAX_LATENCY_NS`].
+
+use crate::trace::capture::CaptureReader;
+use crate::trace::pcap::PcapWriter;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use smartnic_contract::frame::field::ethernet;
+use smartnic_contract::shim::{field as shim, ETHERTYPE_SHIM};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+/// The largest hop latency bmv2 may report for a lab packet (a second: far beyond any queue).
+pub const MAX_LATENCY_NS: u32 = 1_000_000_000;
+
+/// bmv2's name for a port's input file in `dir`.
+pub fn port_file(dir: &Path, port: u32, dir_kind: &str) -> std::path::PathBuf {
+    dir.join(format!("p{port}_{dir_kind}.pcap"))
+}
+
+/// Frames of a capture grouped by interface (port), in file order.
+pub fn frames_by_port(path: &Path) -> Result<BTreeMap<u32, Vec<(u64, Vec<u8>)>>> {
+    let mut r = CaptureReader::open(path).with_context(|| format!("open {}", path.display()))?;
+    let mut out: BTreeMap<u32, Vec<(u64, Vec<u8>)>> = BTreeMap::new();
+    while let Some(f) = r.next_frame().with_context(|| format!("read {}", path.display()))? {
+        anyhow::ensure!(
+            f.data.len() == f.orig_len as usize,
+            "{}: frame at byte {} is cut short",
+            path.display(),
+            f.offset
+        );
+        out.entry(f.interface).or_default().push((f.ts_ns, f.data.to_vec()));
+    }
+    Ok(out)
+}
+
+/// Writes `p<port>_in.pcap` (microsecond pcap, as libpcap reads everywhere) for every port of
+/// a switch's input log; returns the ports and their frame counts.
+pub fn split(input: &Path, dir: &Path) -> Result<BTreeMap<u32, usize>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    let mut counts = BTreeMap::new();
+    for (port, frames) in frames_by_port(input)? {
+        let path = port_file(dir, port, "in");
+        let file = File::create(&path).with_context(|| format!("create {}", path.display()))?;
+        let mut w =
+            PcapWriter::with_format(BufWriter::new(file), nom::number::Endianness::Little, false, 65535, 1)?;
+        for (ts, data) in &frames {
+            w.write(*ts, data.len() as u32, data)?;
+        }
+        w.into_inner()?;
+        counts.insert(port, frames.len());
+    }
+    Ok(counts)
+}
+
+/// What the comparison of one switch found.
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Report {
+    pub switch_id: u16,
+    /// Frames the twin sent.
+    pub expected: usize,
+    /// Frames bmv2 sent.
+    pub actual: usize,
+    /// Frames equal on the same port (after masking this switch's latency).
+    pub matched: usize,
+    /// Twin frames bmv2 did not send.
+    pub missing: usize,
+    /// bmv2 frames the twin did not send.
+    pub unexpected: usize,
+    /// bmv2 frames whose latency is not a whole number of microseconds up to [`MAX_LATENCY_NS`].
+    pub latency_out_of_range: usize,
+    /// The largest latency bmv2 reported.
+    pub max_latency_ns: u32,
+    /// Twin frames by INT hop count after this switch (a path's fifth switch sends 5).
+    pub by_hops: BTreeMap<u16, usize>,
+}
+
+impl Report {
+    /// Everything the twin sent was sent by bmv2 and nothing else, every latency in range.
+    pub fn ok(&self) -> bool {
+        self.missing == 0
+            && self.unexpected == 0
+            && self.latency_out_of_range == 0
+            && self.expected == self.actual
+    }
+}
+
+/// Where this switch's latency field is: the last hop record, if `switch_id` wrote it.
+fn own_latency(frame: &[u8], switch_id: u16) -> Option<(usize, u16)> {
+    let et = frame.get(ethernet::ETHERTYPE.clone())?;
+    if u16::from_be_bytes([et[0], et[1]]) != ETHERTYPE_SHIM {
+        return None;
+    }
+    let s = ethernet::HEADER_LEN;
+    let n =
+        u16::from_be_bytes(frame.get(s + shim::HOP_COUNT.start..s + shim::HOP_COUNT.end)?.try_into().ok()?);
+    let last = s + shim::HOPS + shim::HOP_LEN * (n as usize).checked_sub(1)?;
+    let id = frame.get(last + shim::HOP_SWITCH.start..last + shim::HOP_SWITCH.end)?;
+    (u16::from_be_bytes([id[0], id[1]]) == switch_id).then_some((last + shim::HOP_LATENCY.start, n))
+}
+
+/// The frame with this switch's latency zeroed, its latency, and its hop count.
+fn masked(frame: &[u8], switch_id: u16) -> (Vec<u8>, Option<u32>, u16) {
+    let mut f = frame.to_vec();
+    match own_latency(frame, switch_id) {
+        Some((at, n)) => {
+            let lat = u32::from_be_bytes(f[at..at + 4].try_into().unwrap());
+            f[at..at + 4].fill(0);
+            (f, Some(lat), n)
+        }
+        None => (f, None, 0),
+    }
+}
+
+/// Compares the twin's frames with bmv2's, port by port.
+pub fn compare(
+    expected: &BTreeMap<u32, Vec<Vec<u8>>>,
+    actual: &BTreeMap<u32, Vec<Vec<u8>>>,
+    switch_id: u16,
+) -> Report {
+    let mut r = Report { switch_id, ..Report::default() };
+    let ports: std::collections::BTreeSet<u32> = expected.keys().chain(actual.keys()).copied().collect();
+    for port in ports {
+        let mut want: HashMap<Vec<u8>, usize> = HashMap::new();
+        for f in expected.get(&port).into_iter().flatten() {
+            let (m, _, hops) = masked(f, switch_id);
+            *r.by_hops.entry(hops).or_default() += 1;
+            *want.entry(m).or_default() += 1;
+            r.expected += 1;
+        }
+        for f in actual.get(&port).into_iter().flatten() {
+            r.actual += 1;
+            let (m, lat, _) = masked(f, switch_id);
+            if let Some(l) = lat {
+                r.max_latency_ns = r.max_latency_ns.max(l);
+                if l % 1000 != 0 || l > MAX_LATENCY_NS {
+                    r.latency_out_of_range += 1;
+                }
+            }
+            match want.get_mut(&m) {
+                Some(c) if *c > 0 => {
+                    *c -= 1;
+                    r.matched += 1;
+                }
+                _ => r.unexpected += 1,
+            }
+        }
+        r.missing += want.values().sum::<usize>();
+    }
+    r
+}
+
+/// Reads bmv2's `p<port>_out.pcap` files for `ports` (a missing file is no frames).
+pub fn read_outputs(dir: &Path, ports: impl IntoIterator<Item = u32>) -> Result<BTreeMap<u32, Vec<Vec<u8>>>> {
+    let mut out = BTreeMap::new();
+    for port in ports {
+        let path = port_file(dir, port, "out");
+        if !path.exists() {
+            continue;
+        }
+        let frames = frames_by_port(&path)?.into_values().flatten().map(|(_, d)| d).collect();
+        out.insert(port, frames);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartnic_contract::shim::Hop;
+    use smartnic_contract::wire::builder::{FrameSpec, L3, L4};
+    use smartnic_contract::wire::ipv4::Ipv4Repr;
+    use smartnic_contract::wire::udp::UdpRepr;
+
+    fn frame(hops: &[(u16, u32)], payload: u8) -> Vec<u8> {
+        let l3 = L3::Ipv4 {
+            header: Ipv4Repr::new([10, 0, 0, 2], [10, 0, 1, 2], 17, 0),
+            l4: L4::Udp(UdpRepr::new(1, 2)),
+        };
+        let mut s = FrameSpec::new([2; 6], [4; 6], l3);
+        s.shim = Some(hops.iter().map(|&(switch_id, latency_ns)| Hop { switch_id, latency_ns }).collect());
+        s.payload = vec![payload; 8];
+        s.build().unwrap()
+    }
+
+    fn ports(frames: Vec<(u32, Vec<u8>)>) -> BTreeMap<u32, Vec<Vec<u8>>> {
+        let mut m: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+        for (p, f) in frames {
+            m.entry(p).or_default().push(f);
+        }
+        m
+    }
+
+    #[test]
+    fn own_latency_is_masked_and_range_checked() {
+        let twin = ports(vec![(1, frame(&[(3, 77), (9, 1234)], 0)), (2, frame(&[(9, 5)], 1))]);
+        let bmv2 = ports(vec![(2, frame(&[(9, 3000)], 1)), (1, frame(&[(3, 77), (9, 2000)], 0))]);
+        let r = compare(&twin, &bmv2, 9);
+        assert!(r.ok(), "{r:?}");
+        assert_eq!((r.matched, r.max_latency_ns), (2, 3000));
+        assert_eq!(r.by_hops, BTreeMap::from([(1, 1), (2, 1)]));
+    }
+
+    #[test]
+    fn differences_are_counted() {
+        let twin = ports(vec![(1, frame(&[(9, 0)], 0)), (1, frame(&[(9, 0)], 1))]);
+        // Another upstream latency (not this switch's field) differs; a wrong port; a
+        // latency that is not a whole microsecond.
+        let bmv2 = ports(vec![(2, frame(&[(9, 0)], 0)), (1, frame(&[(9, 1500)], 1))]);
+        let r = compare(&twin, &bmv2, 9);
+        assert_eq!((r.matched, r.missing, r.unexpected, r.latency_out_of_range), (1, 1, 1, 1));
+        assert!(!r.ok());
+        let upstream = compare(
+            &ports(vec![(1, frame(&[(3, 1), (9, 0)], 0))]),
+            &ports(vec![(1, frame(&[(3, 2), (9, 0)], 0))]),
+            9,
+        );
+        assert_eq!(upstream.unexpected, 1, "only this switch's latency is masked");
+    }
+}
