@@ -46,11 +46,16 @@ pub fn frames_by_port(path: &Path) -> Result<BTreeMap<u32, Vec<(u64, Vec<u8>)>>>
 }
 
 /// Writes `p<port>_in.pcap` (microsecond pcap, as libpcap reads everywhere) for every port of
-/// a switch's input log; returns the ports and their frame counts.
-pub fn split(input: &Path, dir: &Path) -> Result<BTreeMap<u32, usize>> {
+/// a switch's input log, and an empty one for every port only its output log uses (bmv2
+/// opens an input file for each port it is given); returns the ports and their frame counts.
+pub fn split(input: &Path, output: &Path, dir: &Path) -> Result<BTreeMap<u32, usize>> {
     std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
     let mut counts = BTreeMap::new();
-    for (port, frames) in frames_by_port(input)? {
+    let mut by_port = frames_by_port(input)?;
+    for port in frames_by_port(output)?.into_keys() {
+        by_port.entry(port).or_default();
+    }
+    for (port, frames) in by_port {
         let path = port_file(dir, port, "in");
         let file = File::create(&path).with_context(|| format!("create {}", path.display()))?;
         let mut w =

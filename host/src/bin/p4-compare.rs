@@ -1,7 +1,7 @@
 //! `p4-compare`: the Rust half of `scripts/p4-check` (see `smartnic::p4check`).
 //!
 //! ```text
-//! p4-compare split   SWITCH.in.pcapng DIR                 # DIR/p<port>_in.pcap for bmv2
+//! p4-compare split   SWITCH.in.pcapng SWITCH.out.pcapng DIR   # DIR/p<port>_in.pcap for bmv2
 //! p4-compare compare SWITCH.out.pcapng DIR SWITCH_ID      # DIR/p<port>_out.pcap vs the twin
 //! ```
 //! `compare` prints one JSON report and exits 1 when bmv2 and the twin differ.
@@ -19,8 +19,8 @@ fn main() {
 
 fn run(args: Vec<String>) -> Result<()> {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        ["split", input, dir] => {
-            let counts = split(Path::new(input), Path::new(dir))?;
+        ["split", input, output, dir] => {
+            let counts = split(Path::new(input), Path::new(output), Path::new(dir))?;
             println!("{}", serde_json::to_string(&counts)?);
             Ok(())
         }
@@ -38,6 +38,6 @@ fn run(args: Vec<String>) -> Result<()> {
             }
             Ok(())
         }
-        _ => bail!("usage: p4-compare split SWITCH.in.pcapng DIR | compare SWITCH.out.pcapng DIR SWITCH_ID"),
+        _ => bail!("usage: p4-compare split SWITCH.in.pcapng SWITCH.out.pcapng DIR | compare SWITCH.out.pcapng DIR SWITCH_ID"),
     }
 }
