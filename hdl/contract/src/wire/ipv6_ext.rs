@@ -117,6 +117,14 @@ impl<T: AsRef<[u8]>> Ipv6ExtHeader<T> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6ExtHeader<T> {
+    /// Sets the raw length byte (a fragment header's reserved byte; adversarial frames
+    /// with a length that disagrees with what follows).
+    pub fn set_len_byte(&mut self, b: u8) {
+        self.buf.as_mut()[field::LEN] = b;
+    }
+}
+
 /// One extension header: its kind, next header and the bytes after the first two (the
 /// length byte follows from them; a fragment header's reserved byte there is emitted as 0).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -208,6 +216,9 @@ mod tests {
         let mut frag = Vec::new();
         Ipv6ExtRepr::fragment(17, 185, true, 0xC0FF_EE01).emit(&mut frag).unwrap();
         assert_eq!(frag, BYTES[28..]);
+        let mut h = Ipv6ExtHeader::new_checked(&mut frag[..], FRAGMENT).unwrap();
+        h.set_len_byte(0x5A);
+        assert_eq!(frag[1], 0x5A);
     }
 
     #[test]

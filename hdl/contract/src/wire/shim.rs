@@ -143,6 +143,12 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
         Ok(v)
     }
 
+    /// A view without checks (at least [`field::HOPS`] bytes): for writing a shim, or
+    /// one with more hops than a NIC accepts.
+    pub fn new_unchecked(buf: T) -> Self {
+        ShimHeader { buf }
+    }
+
     pub fn kind(&self) -> u8 {
         self.buf.as_ref()[field::KIND]
     }
@@ -182,6 +188,11 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> ShimHeader<T> {
+    /// Sets the kind byte (a frame with an unknown kind is malformed at the NIC).
+    pub fn set_kind(&mut self, kind: u8) {
+        self.buf.as_mut()[field::KIND] = kind;
+    }
+
     pub fn set_next_type(&mut self, ethertype: u16) {
         put16(self.buf.as_mut(), field::NEXT_TYPE, ethertype);
     }
