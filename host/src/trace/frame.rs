@@ -34,13 +34,17 @@ use smartnic_contract::FlowKey;
 use super::capture::RawFrame;
 use super::Packet;
 
-use smartnic_contract::frame::field::{ethernet, ext, ipv4, ipv6, tcp, udp, vlan};
-use smartnic_contract::frame::ipv6_ext;
 pub use smartnic_contract::frame::{
     ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD, ETHERTYPE_VLAN,
     MAX_EXT_HEADERS, MAX_FRAME_LEN, MAX_VLAN_TAGS,
 };
-use std::ops::Range;
+use smartnic_contract::wire;
+use smartnic_contract::wire::ipv4::Ipv4Packet;
+use smartnic_contract::wire::ipv6::Ipv6Packet;
+use smartnic_contract::wire::ipv6_ext::{self, Ipv6ExtHeader};
+use smartnic_contract::wire::tcp::TcpPacket;
+use smartnic_contract::wire::udp::UdpPacket;
+use smartnic_contract::wire::vlan::walk_l2;
 pub const LINKTYPE_ETHERNET: u32 = 1;
 pub const LINKTYPE_RAW: u32 = 101;
 pub const LINKTYPE_IPV4: u32 = 228;
@@ -134,11 +138,6 @@ pub fn classify(frame: &RawFrame<'_>) -> Classified {
     }
 }
 
-/// The big-endian 16-bit field at `r` (a contract field range; the caller checked the length).
-fn be16(b: &[u8], r: Range<usize>) -> u16 {
-    u16::from_be_bytes([b[r.start], b[r.start + 1]])
-}
-
 /// Parses one frame of the given link type.
 pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
     if data.is_empty() {
@@ -167,24 +166,15 @@ pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
 
 type IpResult = Result<Option<(FlowKey, Vec<Hop>)>, FrameError>;
 
+/// Ethernet, its VLAN tags (the contract's walk) and the optional shim, then IP.
 fn parse_ethernet(data: &[u8]) -> IpResult {
-    if data.len() < ethernet::HEADER_LEN {
-        return Err(FrameError::EthernetTruncated);
-    }
-    let mut ethertype = be16(data, ethernet::ETHERTYPE);
-    let mut rest = &data[ethernet::HEADER_LEN..];
-    let mut tags = 0;
-    while matches!(ethertype, ETHERTYPE_VLAN | ETHERTYPE_QINQ | ETHERTYPE_QINQ_OLD) {
-        if tags == MAX_VLAN_TAGS {
-            return Err(FrameError::TooManyVlanTags);
-        }
-        if rest.len() < vlan::TAG_LEN {
-            return Err(FrameError::VlanTruncated);
-        }
-        ethertype = be16(rest, vlan::ETHERTYPE);
-        rest = &rest[vlan::TAG_LEN..];
-        tags += 1;
-    }
+    let l2 = walk_l2(data).map_err(|e| match e {
+        wire::Error::TooManyTags { .. } => FrameError::TooManyVlanTags,
+        wire::Error::Truncated { header: wire::Header::Vlan, .. } => FrameError::VlanTruncated,
+        _ => FrameError::EthernetTruncated,
+    })?;
+    let mut ethertype = l2.ethertype;
+    let mut rest = &data[l2.payload_at..];
     let mut hops = Vec::new();
     if ethertype == ETHERTYPE_SHIM {
         let (shim, after) = IntShim::parse(rest).map_err(FrameError::Shim)?;
@@ -205,109 +195,50 @@ fn parse_ethernet(data: &[u8]) -> IpResult {
 
 /// Source and destination ports of `proto` from its header at the start of `l4`.
 fn ports(proto: u8, l4: &[u8]) -> Result<(u16, u16), FrameError> {
+    // The TCP and UDP views report a cut header, or (TCP) a data offset below 5.
+    let fault = |e| match e {
+        wire::Error::HeaderLen { value, .. } => FrameError::BadTcpOffset(value),
+        _ => FrameError::L4Truncated(proto),
+    };
     match proto {
-        PROTO_TCP => {
-            if l4.len() < tcp::MIN_HEADER_LEN {
-                return Err(FrameError::L4Truncated(proto));
-            }
-            let off = l4[tcp::DATA_OFFSET] >> 4;
-            if (off as usize) < tcp::MIN_HEADER_LEN / 4 {
-                return Err(FrameError::BadTcpOffset(off));
-            }
-            Ok((be16(l4, tcp::SRC_PORT), be16(l4, tcp::DST_PORT)))
-        }
-        PROTO_UDP => {
-            if l4.len() < udp::HEADER_LEN {
-                return Err(FrameError::L4Truncated(proto));
-            }
-            Ok((be16(l4, udp::SRC_PORT), be16(l4, udp::DST_PORT)))
-        }
+        PROTO_TCP => TcpPacket::new_checked(l4).map(|t| (t.src_port(), t.dst_port())).map_err(fault),
+        PROTO_UDP => UdpPacket::new_checked(l4).map(|u| (u.src_port(), u.dst_port())).map_err(fault),
         _ => Ok((0, 0)),
     }
 }
 
 fn parse_ipv4(ip: &[u8]) -> Result<FlowKey, FrameError> {
-    if ip.len() < ipv4::MIN_HEADER_LEN {
-        return Err(FrameError::Ipv4Truncated);
-    }
-    let version = ip[ipv4::VER_IHL] >> 4;
-    if version != ipv4::VERSION {
-        return Err(FrameError::BadIpVersion(version));
-    }
-    let ihl = ip[ipv4::VER_IHL] & 0x0F;
-    let hlen = ihl as usize * 4;
-    if hlen < ipv4::MIN_HEADER_LEN {
-        return Err(FrameError::BadIhl(ihl));
-    }
-    if ip.len() < hlen {
-        return Err(FrameError::Ipv4Truncated);
-    }
-    let total = be16(ip, ipv4::TOTAL_LEN);
-    if (total as usize) < hlen {
-        return Err(FrameError::BadTotalLength(total));
-    }
-    let proto = ip[ipv4::PROTOCOL];
-    let src: [u8; 4] = ip[ipv4::SOURCE].try_into().unwrap();
-    let dst: [u8; 4] = ip[ipv4::DESTINATION].try_into().unwrap();
-    let frag_offset = be16(ip, ipv4::FLAGS_FRAG) & ipv4::FRAG_OFFSET_MASK;
-    let (sport, dport) = if frag_offset != 0 {
-        (0, 0)
-    } else {
-        let end = ip.len().min(total as usize);
-        ports(proto, &ip[hlen..end])?
-    };
-    Ok(FlowKey::from_v4(src, dst, sport, dport, proto))
+    // Everything else the IPv4 view reports is a cut header.
+    let p = Ipv4Packet::new_checked(ip).map_err(|e| match e {
+        wire::Error::Version { version, .. } => FrameError::BadIpVersion(version),
+        wire::Error::HeaderLen { value, .. } => FrameError::BadIhl(value),
+        wire::Error::TotalLen { value, .. } => FrameError::BadTotalLength(value),
+        _ => FrameError::Ipv4Truncated,
+    })?;
+    let proto = p.protocol();
+    // A later fragment's data is not a transport header.
+    let (sport, dport) = if p.frag_offset() != 0 { (0, 0) } else { ports(proto, p.payload())? };
+    Ok(FlowKey::from_v4(p.src_addr(), p.dst_addr(), sport, dport, proto))
 }
 
 fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
-    if ip.len() < ipv6::HEADER_LEN {
-        return Err(FrameError::Ipv6Truncated);
-    }
-    let version = ip[ipv6::VER_TC] >> 4;
-    if version != ipv6::VERSION {
-        return Err(FrameError::BadIpVersion(version));
-    }
-    let payload_len = be16(ip, ipv6::PAYLOAD_LEN) as usize;
-    let src: [u8; 16] = ip[ipv6::SOURCE].try_into().unwrap();
-    let dst: [u8; 16] = ip[ipv6::DESTINATION].try_into().unwrap();
-    // Payload length 0 is a jumbogram: the captured bytes are all we know.
-    let end = if payload_len == 0 { ip.len() } else { ip.len().min(ipv6::HEADER_LEN + payload_len) };
-    let mut l4 = &ip[ipv6::HEADER_LEN..end];
-    let mut next = ip[ipv6::NEXT_HEADER];
+    let p = Ipv6Packet::new_checked(ip).map_err(|e| match e {
+        wire::Error::Version { version, .. } => FrameError::BadIpVersion(version),
+        _ => FrameError::Ipv6Truncated,
+    })?;
+    // Payload length 0 is a jumbogram: the view's payload is then all captured bytes.
+    let mut l4 = p.payload();
+    let mut next = p.next_header();
     let mut first_fragment = true;
     let mut skipped = 0;
-    loop {
-        let hlen = match next {
-            ipv6_ext::HOP_BY_HOP | ipv6_ext::ROUTING | ipv6_ext::DEST_OPTS => {
-                if l4.len() <= ext::LEN {
-                    return Err(FrameError::ExtHeaderTruncated);
-                }
-                (l4[ext::LEN] as usize + 1) * 8
-            }
-            ipv6_ext::FRAGMENT => {
-                if l4.len() < ext::MIN_HEADER_LEN {
-                    return Err(FrameError::ExtHeaderTruncated);
-                }
-                if be16(l4, ext::FRAG_OFFSET) & ext::FRAG_OFFSET_MASK != 0 {
-                    first_fragment = false;
-                }
-                ext::MIN_HEADER_LEN
-            }
-            ipv6_ext::AUTH => {
-                if l4.len() <= ext::LEN {
-                    return Err(FrameError::ExtHeaderTruncated);
-                }
-                (l4[ext::LEN] as usize + 2) * 4
-            }
-            _ => break,
-        };
+    while let Some(hlen) = ipv6_ext::header_len(next, l4) {
+        let hlen = hlen.map_err(|_| FrameError::ExtHeaderTruncated)?;
         if skipped == MAX_EXT_HEADERS {
             return Err(FrameError::TooManyExtHeaders);
         }
-        if l4.len() < hlen {
-            return Err(FrameError::ExtHeaderTruncated);
-        }
-        next = l4[ext::NEXT_HEADER];
+        let h = Ipv6ExtHeader::new_checked(l4, next).map_err(|_| FrameError::ExtHeaderTruncated)?;
+        first_fragment &= h.frag_offset() == 0;
+        next = h.next_header();
         l4 = &l4[hlen..];
         skipped += 1;
         if !first_fragment {
@@ -316,12 +247,13 @@ fn parse_ipv6(ip: &[u8]) -> Result<FlowKey, FrameError> {
         }
     }
     let (sport, dport) = if first_fragment { ports(next, l4)? } else { (0, 0) };
-    Ok(FlowKey::from_v6(src, dst, sport, dport, next))
+    Ok(FlowKey::from_v6(p.src_addr(), p.dst_addr(), sport, dport, next))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use smartnic_contract::frame::ipv6_ext::{DEST_OPTS, FRAGMENT};
 
     /// Ethernet + 802.1Q + shim(1 hop) + IPv4 (IHL 6) + UDP.
     fn sample() -> Vec<u8> {
@@ -395,7 +327,7 @@ mod tests {
     fn ipv6_later_fragment_data_is_not_parsed() {
         // Data that reads as a destination-options header cut short, or as a UDP header.
         let data = [0xAA, 0xFF, 0x13, 0x88, 0x00, 0x35, 0, 8];
-        for next in [ipv6_ext::DEST_OPTS, ipv6_ext::FRAGMENT, PROTO_UDP, PROTO_TCP, 59] {
+        for next in [DEST_OPTS, FRAGMENT, PROTO_UDP, PROTO_TCP, 59] {
             let key = FlowKey::from_v6([0x20; 16], [0x30; 16], 0, 0, next);
             let later = ipv6_fragment(185, next, &data);
             assert_eq!(
@@ -409,7 +341,7 @@ mod tests {
         let first = ipv6_fragment(0, PROTO_UDP, &data);
         let key = FlowKey::from_v6([0x20; 16], [0x30; 16], 0xAAFF, 0x1388, PROTO_UDP);
         assert_eq!(parse_frame(LINKTYPE_IPV6, &first), FrameClass::Ip { key, hops: vec![] });
-        let first = ipv6_fragment(0, ipv6_ext::DEST_OPTS, &data);
+        let first = ipv6_fragment(0, DEST_OPTS, &data);
         assert_eq!(parse_frame(LINKTYPE_IPV6, &first), FrameClass::Malformed(FrameError::ExtHeaderTruncated));
     }
 

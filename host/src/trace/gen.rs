@@ -43,12 +43,15 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use smartnic_contract::key::{PROTO_TCP, PROTO_UDP};
-use smartnic_contract::shim::{Hop, IntShim, ETHERTYPE_SHIM, MAX_HOPS};
+use smartnic_contract::shim::{Hop, MAX_HOPS};
+use smartnic_contract::wire::builder::{FrameSpec, Tag, L3, L4};
+use smartnic_contract::wire::ipv4::Ipv4Repr;
+use smartnic_contract::wire::ipv6::Ipv6Repr;
+use smartnic_contract::wire::tcp::{self, TcpRepr};
+use smartnic_contract::wire::udp::UdpRepr;
 use smartnic_contract::FlowKey;
 
-use super::frame::{
-    ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_VLAN, LINKTYPE_ETHERNET,
-};
+use super::frame::{ETHERTYPE_ARP, ETHERTYPE_QINQ, ETHERTYPE_VLAN, LINKTYPE_ETHERNET};
 use super::pcap::PcapWriter;
 use super::records::RecordWriter;
 use super::truth::{sort_flows, FlowAcc, Totals, Truth};
@@ -333,104 +336,68 @@ fn wire_size(rng: &mut ChaCha8Rng) -> u32 {
     }
 }
 
-/// The IPv4 header checksum (RFC 1071) of header `h` (checksum field zeroed, even length).
-pub fn ipv4_checksum(h: &[u8]) -> u16 {
-    let mut sum: u32 = h.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum();
-    while sum > 0xFFFF {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    !(sum as u16)
+/// The MAC address the generator gives every frame of flow `f`'s source: locally
+/// administered, ending in the source IPv4 address (or the folded key's).
+fn source_mac(f: &FlowSpec) -> [u8; 6] {
+    let ip = f.key.src_ip();
+    [0x02, 0x10, ip[0], ip[1], ip[2], ip[3]]
 }
+
+/// One packet of flow `f` (`wire` bytes on the wire at least, its headers if longer): the
+/// flow's tags (802.1ad + 802.1Q, or 802.1Q), the INT stack `hops` if any, IPv4 (DF, the
+/// packet number as identification, NOP NOP NOP EOL options for flows that have them) or
+/// IPv6, and a TCP (ACK), UDP or ICMP echo header.
+fn frame_spec(f: &FlowSpec, hops: Option<Vec<Hop>>, wire: u32, seq: u32) -> FrameSpec {
+    let proto = f.key.proto();
+    let l4 = match proto {
+        PROTO_TCP => {
+            L4::Tcp(TcpRepr { seq, flags: tcp::flags::ACK, window: 0xFFFF, ..TcpRepr::new(f.sport, f.dport) })
+        }
+        PROTO_UDP => L4::Udp(UdpRepr::new(f.sport, f.dport)),
+        _ => {
+            let s = (seq as u16).to_be_bytes();
+            L4::Raw(vec![8, 0, 0, 0, 0, 1, s[0], s[1]]) // ICMP echo request
+        }
+    };
+    let l3 = match &f.v6 {
+        Some((s, d)) => L3::Ipv6 { header: Ipv6Repr::new(*s, *d, proto, 0), ext: Vec::new(), l4 },
+        None => {
+            let mut header = Ipv4Repr::new(f.key.src_ip(), f.key.dst_ip(), proto, 0);
+            header.ident = seq as u16;
+            if f.ip_options {
+                header.options = vec![1, 1, 1, 0]; // NOP NOP NOP EOL
+            }
+            L3::Ipv4 { header, l4 }
+        }
+    };
+    let tags = match f.vlan_tags {
+        2 => vec![Tag { tpid: ETHERTYPE_QINQ, tci: 100 }, Tag { tpid: ETHERTYPE_VLAN, tci: 10 }],
+        1 => vec![Tag { tpid: ETHERTYPE_VLAN, tci: 10 }],
+        _ => Vec::new(),
+    };
+    FrameSpec { tags, shim: hops, len: Some(wire as usize), ..FrameSpec::new(GEN_DST_MAC, source_mac(f), l3) }
+}
+
+/// The destination MAC of every generated IP frame.
+const GEN_DST_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
 
 /// Writes the headers of one packet of flow `f` into `buf`; returns the wire length.
-fn build_frame(buf: &mut Vec<u8>, f: &FlowSpec, shim: Option<&IntShim>, wire: u32, seq: u32) -> u32 {
+fn build_frame(buf: &mut Vec<u8>, spec: &FrameSpec) -> anyhow::Result<u32> {
     buf.clear();
-    buf.extend_from_slice(&[0x02, 0, 0, 0, 0, 1]);
-    buf.extend_from_slice(&[0x02, 0x10]);
-    buf.extend_from_slice(&f.key.src_ip());
-    let l3_type = if f.v6.is_some() { ETHERTYPE_IPV6 } else { ETHERTYPE_IPV4 };
-    match f.vlan_tags {
-        2 => {
-            buf.extend_from_slice(&ETHERTYPE_QINQ.to_be_bytes());
-            buf.extend_from_slice(&[0x00, 0x64]);
-            buf.extend_from_slice(&ETHERTYPE_VLAN.to_be_bytes());
-            buf.extend_from_slice(&[0x00, 0x0A]);
-        }
-        1 => {
-            buf.extend_from_slice(&ETHERTYPE_VLAN.to_be_bytes());
-            buf.extend_from_slice(&[0x00, 0x0A]);
-        }
-        _ => {}
-    }
-    if let Some(s) = shim {
-        buf.extend_from_slice(&ETHERTYPE_SHIM.to_be_bytes());
-        s.emit(buf);
-    } else {
-        buf.extend_from_slice(&l3_type.to_be_bytes());
-    }
-    let l2 = buf.len();
-    let proto = f.key.proto();
-    let l3 = match (f.v6.is_some(), f.ip_options) {
-        (true, _) => 40,
-        (false, true) => 24,
-        (false, false) => 20,
-    };
-    let l4 = if proto == PROTO_TCP { 20 } else { 8 };
-    let wire = wire.max((l2 + l3 + l4) as u32);
-    let ip_len = wire as usize - l2;
-    if let Some((s, d)) = &f.v6 {
-        buf.extend_from_slice(&[0x60, 0, 0, 0]);
-        buf.extend_from_slice(&((ip_len - 40) as u16).to_be_bytes());
-        buf.extend_from_slice(&[proto, 64]);
-        buf.extend_from_slice(s);
-        buf.extend_from_slice(d);
-    } else {
-        let h0 = buf.len();
-        buf.push(if f.ip_options { 0x46 } else { 0x45 });
-        buf.push(0);
-        buf.extend_from_slice(&(ip_len as u16).to_be_bytes());
-        buf.extend_from_slice(&(seq as u16).to_be_bytes());
-        buf.extend_from_slice(&[0x40, 0, 64, proto, 0, 0]);
-        buf.extend_from_slice(&f.key.src_ip());
-        buf.extend_from_slice(&f.key.dst_ip());
-        if f.ip_options {
-            buf.extend_from_slice(&[1, 1, 1, 0]); // NOP NOP NOP EOL
-        }
-        let c = ipv4_checksum(&buf[h0..]);
-        buf[h0 + 10..h0 + 12].copy_from_slice(&c.to_be_bytes());
-    }
-    let l4_len = ip_len - l3;
-    match proto {
-        PROTO_TCP => {
-            buf.extend_from_slice(&f.sport.to_be_bytes());
-            buf.extend_from_slice(&f.dport.to_be_bytes());
-            buf.extend_from_slice(&seq.to_be_bytes());
-            buf.extend_from_slice(&[0, 0, 0, 0, 0x50, 0x10, 0xFF, 0xFF, 0, 0, 0, 0]);
-        }
-        PROTO_UDP => {
-            buf.extend_from_slice(&f.sport.to_be_bytes());
-            buf.extend_from_slice(&f.dport.to_be_bytes());
-            buf.extend_from_slice(&(l4_len as u16).to_be_bytes());
-            buf.extend_from_slice(&[0, 0]);
-        }
-        _ => {
-            // ICMP echo request header.
-            buf.extend_from_slice(&[8, 0, 0, 0, 0, 1]);
-            buf.extend_from_slice(&(seq as u16).to_be_bytes());
-        }
-    }
-    wire
+    let wire = spec.emit_headers(buf).context("building a generated frame")?;
+    Ok(wire as u32)
 }
 
-fn build_arp(buf: &mut Vec<u8>, seq: u32) {
-    buf.clear();
-    buf.extend_from_slice(&[0xFF; 6]);
-    buf.extend_from_slice(&[0x02, 0x20, 0, 0, 0, 1]);
-    buf.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
-    buf.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4, 0, 1]);
-    buf.extend_from_slice(&[0x02, 0x20, 0, 0, 0, 1, 10, 0, 0, 1]);
-    buf.extend_from_slice(&[0; 6]);
-    buf.extend_from_slice(&[10, 0, (seq >> 8) as u8, seq as u8]);
+/// An ARP request from 02:20:00:00:00:01 (10.0.0.1) for 10.0.x.y (`seq`), broadcast and
+/// padded to the Ethernet minimum.
+fn arp_spec(seq: u32) -> FrameSpec {
+    let mac = [0x02, 0x20, 0, 0, 0, 1];
+    let mut body = vec![0, 1, 0x08, 0x00, 6, 4, 0, 1];
+    body.extend_from_slice(&mac);
+    body.extend_from_slice(&[10, 0, 0, 1]);
+    body.extend_from_slice(&[0; 6]);
+    body.extend_from_slice(&[10, 0, (seq >> 8) as u8, seq as u8]);
+    FrameSpec::new([0xFF; 6], mac, L3::Other { ethertype: ETHERTYPE_ARP, body }).padded()
 }
 
 /// Generates the trace into `pcap` (and 21-byte records into `records`), returning the
@@ -462,36 +429,31 @@ pub fn generate<W: Write>(
     let mean_gap = 1e9 / cfg.rate_pps;
     let mut ts = cfg.start_ns;
     let mut buf = Vec::with_capacity(256);
-    let mut shim = IntShim { next_type: 0, hops: Vec::with_capacity(MAX_HOPS as usize) };
     for (seq, &fi) in order.iter().enumerate() {
         let f = &flows[fi as usize];
         ts += exp_sample(&mut rng, mean_gap).round() as u64;
         let size = wire_size(&mut rng);
-        let shim_ref = match &cfg.shim {
-            Some(s) => {
-                shim.next_type = if f.v6.is_some() { ETHERTYPE_IPV6 } else { ETHERTYPE_IPV4 };
-                shim.hops.clear();
-                for &sw in &paths[f.path.clone()] {
-                    let lat = (s.latency.sample(&mut rng) * load[sw as usize]).round();
-                    shim.hops.push(Hop { switch_id: sw, latency_ns: lat.min(u32::MAX as f64) as u32 });
-                }
-                Some(&shim)
-            }
-            None => None,
-        };
-        let wire = build_frame(&mut buf, f, shim_ref, size, seq as u32);
+        let hops = cfg.shim.as_ref().map(|s| {
+            let sample = |&sw: &u16| {
+                let lat = (s.latency.sample(&mut rng) * load[sw as usize]).round();
+                Hop { switch_id: sw, latency_ns: lat.min(u32::MAX as f64) as u32 }
+            };
+            paths[f.path.clone()].iter().map(sample).collect::<Vec<Hop>>()
+        });
+        let spec = frame_spec(f, hops, size, seq as u32);
+        let wire = build_frame(&mut buf, &spec)?;
         w.write(ts, wire, &buf)?;
         if let Some(r) = rec.as_mut() {
             r.write(&f.key, ts)?;
         }
-        let hops: &[Hop] = shim_ref.map_or(&[], |s| &s.hops);
+        let hops: &[Hop] = spec.shim.as_deref().unwrap_or(&[]);
         acc[fi as usize].add(ts, wire, hops);
         totals.bytes += wire as u64;
-        totals.delay_ns += shim_ref.map_or(0, |s| s.total_latency_ns());
+        totals.delay_ns += hops.iter().map(|h| h.latency_ns as u64).sum::<u64>();
         if cfg.non_ip > 0.0 && rng.gen_bool(cfg.non_ip) {
             ts += exp_sample(&mut rng, mean_gap).round() as u64;
-            build_arp(&mut buf, seq as u32);
-            w.write(ts, 60, &buf)?;
+            let wire = build_frame(&mut buf, &arp_spec(seq as u32))?;
+            w.write(ts, wire, &buf)?;
             totals.non_ip += 1;
         }
     }
@@ -569,15 +531,5 @@ mod tests {
             let m: f64 = (0..n).map(|_| d.sample(&mut rng)).sum::<f64>() / n as f64;
             assert!((m - 1000.0).abs() < 20.0, "{d:?} mean {m}");
         }
-    }
-
-    #[test]
-    fn ipv4_checksum_known_vector() {
-        // Example header from RFC 1071 discussions (checksum field zeroed): 0xB861.
-        let h = [
-            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00, 0xC0, 0xA8, 0x00, 0x01,
-            0xC0, 0xA8, 0x00, 0xC7,
-        ];
-        assert_eq!(ipv4_checksum(&h), 0xB861);
     }
 }
