@@ -15,11 +15,13 @@
 //!   (all that fits in 64 bytes) whose latencies are log-uniform from 0 to ~260 us plus the
 //!   delay-bin edges and the 32-bit extremes, so every SuMax delay cell is hit.
 use crate::simnic::SimFrame;
-use smartnic::trace::frame::{ETHERTYPE_IPV4, ETHERTYPE_VLAN};
-use smartnic::trace::gen::ipv4_checksum;
+use smartnic_contract::frame::ETHERTYPE_VLAN;
 use smartnic_contract::key::PROTO_UDP;
-use smartnic_contract::shim::{Hop, IntShim, ETHERTYPE_SHIM};
+use smartnic_contract::shim::Hop;
 use smartnic_contract::vectors::KeyStream;
+use smartnic_contract::wire::builder::{FrameSpec, Tag, L3, L4};
+use smartnic_contract::wire::ipv4::Ipv4Repr;
+use smartnic_contract::wire::udp::UdpRepr;
 use smartnic_contract::FlowKey;
 
 /// The minimum Ethernet frame without FCS that the tests send: 64 bytes = 8 beats.
@@ -27,45 +29,22 @@ pub const MIN_FRAME: usize = 64;
 /// Hops of an INT stack that fit in a [`MIN_FRAME`] frame with an 802.1Q tag.
 pub const MAX_MIN_FRAME_HOPS: usize = 2;
 
-const IPV4_HEADER: usize = 20;
-const UDP_HEADER: usize = 8;
-
 /// An IPv4/UDP frame of exactly `len` bytes carrying `key` (which must be a UDP key), with
 /// an 802.1Q tag of VLAN `vlan` if given and an INT stack with `hops` if given (an empty
 /// slice is a shim of zero hops). Panics if the headers do not fit in `len`.
 pub fn udp4_frame(key: &FlowKey, vlan: Option<u16>, hops: Option<&[Hop]>, len: usize) -> Vec<u8> {
     assert_eq!(key.proto(), PROTO_UDP, "udp4_frame builds UDP frames");
-    let mut f = Vec::with_capacity(len);
-    f.extend_from_slice(&[0x02, 0x00, 0x5e, 0x00, 0x00, 0x01]);
-    f.extend_from_slice(&[0x02, 0x00, 0x5e]);
-    f.extend_from_slice(&key.src_ip()[1..]);
-    if let Some(id) = vlan {
-        f.extend_from_slice(&ETHERTYPE_VLAN.to_be_bytes());
-        f.extend_from_slice(&(id & 0x0FFF).to_be_bytes());
-    }
-    match hops {
-        Some(h) => {
-            f.extend_from_slice(&ETHERTYPE_SHIM.to_be_bytes());
-            IntShim { next_type: ETHERTYPE_IPV4, hops: h.to_vec() }.emit(&mut f);
-        }
-        None => f.extend_from_slice(&ETHERTYPE_IPV4.to_be_bytes()),
-    }
-    let ip_len = len.checked_sub(f.len()).filter(|&n| n >= IPV4_HEADER + UDP_HEADER);
-    let ip_len =
-        ip_len.unwrap_or_else(|| panic!("{len} bytes cannot hold {} bytes of headers", f.len() + 28));
-    let ip = f.len();
-    f.extend_from_slice(&[0x45, 0x00]);
-    f.extend_from_slice(&(ip_len as u16).to_be_bytes());
-    f.extend_from_slice(&[0x00, 0x00, 0x40, 0x00, 64, PROTO_UDP, 0x00, 0x00]);
-    f.extend_from_slice(&key.src_ip());
-    f.extend_from_slice(&key.dst_ip());
-    let sum = ipv4_checksum(&f[ip..]);
-    f[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
-    f.extend_from_slice(&key.src_port().to_be_bytes());
-    f.extend_from_slice(&key.dst_port().to_be_bytes());
-    f.extend_from_slice(&((ip_len - IPV4_HEADER) as u16).to_be_bytes());
-    f.extend_from_slice(&[0, 0]);
-    f.resize(len, 0);
+    let header = Ipv4Repr::new(key.src_ip(), key.dst_ip(), PROTO_UDP, 0);
+    let l3 = L3::Ipv4 { header, l4: L4::Udp(UdpRepr::new(key.src_port(), key.dst_port())) };
+    let s = key.src_ip();
+    let spec = FrameSpec {
+        tags: vlan.map(|id| Tag { tpid: ETHERTYPE_VLAN, tci: id & 0x0FFF }).into_iter().collect(),
+        shim: hops.map(<[Hop]>::to_vec),
+        len: Some(len),
+        ..FrameSpec::new([0x02, 0x00, 0x5e, 0x00, 0x00, 0x01], [0x02, 0x00, 0x5e, s[1], s[2], s[3]], l3)
+    };
+    let f = spec.build().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(f.len(), len, "{len} bytes cannot hold {} bytes of headers", f.len());
     f
 }
 
@@ -179,6 +158,7 @@ impl Iterator for Adversarial {
 mod tests {
     use super::*;
     use smartnic::trace::frame::{parse_frame, FrameClass, LINKTYPE_ETHERNET};
+    use smartnic_contract::wire::ipv4::Ipv4Packet;
 
     #[test]
     fn frames_parse_to_their_key_and_hops() {
@@ -193,7 +173,8 @@ mod tests {
             let f = udp4_frame(&key, vlan, shim, MIN_FRAME);
             assert_eq!(f.len(), MIN_FRAME);
             let ip = 14 + 4 * vlan.is_some() as usize + shim.map_or(0, |h| 6 + 6 * h.len());
-            assert_eq!(ipv4_checksum(&f[ip..ip + IPV4_HEADER]), 0, "IPv4 header checksum");
+            let p = Ipv4Packet::new_checked(&f[ip..]).unwrap();
+            assert!(p.verify_checksum(), "IPv4 header checksum");
             match parse_frame(LINKTYPE_ETHERNET, &f) {
                 FrameClass::Ip { key: k, hops: h } => {
                     assert_eq!(k, key);

@@ -11,9 +11,13 @@
 mod core_check;
 
 use core_check::{read_stats, CoreRun, Plan};
-use smartnic_contract::frame::{ipv6_ext, ETHERTYPE_IPV6};
+use smartnic_contract::frame::ipv6_ext;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry};
 use smartnic_contract::key::PROTO_UDP;
+use smartnic_contract::wire::builder::{FrameSpec, L3, L4};
+use smartnic_contract::wire::ipv6::Ipv6Repr;
+use smartnic_contract::wire::ipv6_ext::Ipv6ExtRepr;
+use smartnic_contract::wire::udp::UdpRepr;
 use smartnic_contract::FlowKey;
 use smartnic_sim_tb::frames::udp4_frame;
 use smartnic_sim_tb::simnic::SimFrame;
@@ -21,28 +25,22 @@ use smartnic_sim_tb::simnic::SimFrame;
 const SRC6: [u8; 16] = [0x20; 16];
 const DST6: [u8; 16] = [0x30; 16];
 
-/// Ethernet + IPv6 (next header `next`, payload length `plen`).
-fn ipv6_frame(next: u8, plen: u16) -> Vec<u8> {
-    let mut f = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2];
-    f.extend_from_slice(&ETHERTYPE_IPV6.to_be_bytes());
-    f.extend_from_slice(&[0x60, 0, 0, 0]);
-    f.extend_from_slice(&plen.to_be_bytes());
-    f.extend_from_slice(&[next, 64]);
-    f.extend_from_slice(&SRC6);
-    f.extend_from_slice(&DST6);
-    f
+/// Ethernet + IPv6 from [`SRC6`] to [`DST6`]: extension headers `ext` (the first of kind
+/// `next`), transport header `l4`, then `payload`.
+fn ipv6_spec(next: u8, ext: Vec<Ipv6ExtRepr>, l4: L4, payload: &[u8]) -> FrameSpec {
+    let l3 = L3::Ipv6 { header: Ipv6Repr::new(SRC6, DST6, next, 0), ext, l4 };
+    FrameSpec {
+        payload: payload.to_vec(),
+        ..FrameSpec::new([0x02, 0, 0, 0, 0, 1], [0x02, 0, 0, 0, 0, 2], l3)
+    }
 }
 
 /// An IPv6 fragment (offset in 8-byte units, the fragment's next header `next`) whose data
 /// reads as a destination-options header running past the packet, then a UDP header.
 fn ipv6_fragment(offset: u16, next: u8) -> Vec<u8> {
     let data = [0xAA, 0xFF, 0x13, 0x88, 0x00, 0x35, 0x00, 0x10, 1, 2, 3, 4, 5, 6, 7, 8];
-    let mut f = ipv6_frame(ipv6_ext::FRAGMENT, 8 + data.len() as u16);
-    f.extend_from_slice(&[next, 0]);
-    f.extend_from_slice(&(offset << 3 | 1).to_be_bytes());
-    f.extend_from_slice(&[0xC0, 0xFF, 0xEE, 0x01]);
-    f.extend_from_slice(&data);
-    f
+    let frag = Ipv6ExtRepr::fragment(next, offset, true, 0xC0FF_EE01);
+    ipv6_spec(ipv6_ext::FRAGMENT, vec![frag], L4::Raw(Vec::new()), &data).build().unwrap()
 }
 
 #[test]
@@ -61,9 +59,9 @@ fn long_frames_later_ipv6_fragments_and_backwards_time() {
         frames.push(SimFrame::new(next_ts(), udp4_frame(&udp(9), None, None, 64)));
         frames.push(SimFrame::new(next_ts(), udp4_frame(&long_key, None, None, len)));
     }
-    let mut jumbo = ipv6_frame(PROTO_UDP, 0);
-    jumbo.extend_from_slice(&[0x0F, 0xA0, 0x00, 0x35, 0, 0, 0, 0]);
-    jumbo.resize(185_000, 0x3C);
+    let udp6 = L4::Udp(UdpRepr::new(4000, 53));
+    let jumbo = FrameSpec { len: Some(185_000), fill: 0x3C, ..ipv6_spec(PROTO_UDP, Vec::new(), udp6, &[]) };
+    let jumbo = jumbo.build().unwrap();
     let jumbo_key = FlowKey::from_v6(SRC6, DST6, 4000, 53, PROTO_UDP);
     frames.push(SimFrame::new(next_ts(), jumbo.clone()));
     // Later IPv6 fragments (offset 185), three next headers; a first fragment parses on.

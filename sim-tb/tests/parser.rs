@@ -6,6 +6,7 @@ mod parser_util;
 
 use parser_util::frames::{edges, structured};
 use parser_util::{expect, feat, Frame, Harness, Rng};
+use smartnic::contract::wire::ipv4::Ipv4Packet;
 use smartnic::trace::gen::{generate, GenConfig, ShimConfig};
 use smartnic::trace::CaptureReader;
 use smartnic_hdl::parser::CLASS_IP;
@@ -111,11 +112,9 @@ fn back_to_back_64_byte_frames_take_8_cycles_each() {
     let mut none = Rng(0);
     let frames: Vec<Frame> = (0..10_000)
         .map(|i| {
-            let mut f = parser_util::frames::eth(0, 0x0800);
-            f.extend(parser_util::frames::ipv4_hdr(17, 0, 30));
-            f.extend(parser_util::frames::udp());
+            let mut f = parser_util::frames::v4_udp(0, 30);
             f.extend(r.bytes(22));
-            f[26 + 3] = i as u8;
+            Ipv4Packet::new_unchecked(&mut f[14..]).set_src_addr([10, 0, 0, i as u8]);
             assert_eq!(f.len(), 64);
             Frame::new(f)
         })
@@ -139,12 +138,10 @@ fn back_to_back_64_byte_frames_take_8_cycles_each() {
 /// `core.rs`.
 #[test]
 fn longest_frames() {
-    use parser_util::frames::{eth, ipv4_hdr, ipv6_hdr, shim, udp};
+    use parser_util::frames::{frame, ipv4_l3, ipv6_l3, udp, v4_udp};
     let mut h = Harness::new();
     let mut none = Rng(0);
-    let mut short = eth(0, 0x0800);
-    short.extend(ipv4_hdr(17, 0, 8));
-    short.extend(udp());
+    let short = v4_udp(0, 8);
     let padded = |n: usize| {
         let mut f = short.clone();
         f.resize(n, 0xA5);
@@ -156,17 +153,12 @@ fn longest_frames() {
         frames.push(Frame::new(short.clone()));
     }
     // IPv4 of total length 65,535 (the largest) behind every optional layer.
-    let mut big = eth(2, 0x88B5);
-    big.extend(shim(0x0800, 16, 16));
-    big.extend(ipv4_hdr(17, 0, 65_535 - 20));
-    big.extend(udp());
+    let mut big = frame(2, Some(16), ipv4_l3(17, 0, 65_535 - 20, udp()));
     big.resize(big.len() + 65_535 - 28, 0x5A);
     assert_eq!(big.len(), 14 + 8 + 6 + 96 + 65_535);
     frames.push(Frame::new(big));
     // An IPv6 jumbogram-style capture: payload length 0, 185,000 bytes.
-    let mut jumbo = eth(0, 0x86DD);
-    jumbo.extend(ipv6_hdr(17, 0));
-    jumbo.extend(udp());
+    let mut jumbo = frame(0, None, ipv6_l3(17, 0, Vec::new(), udp()));
     jumbo.resize(185_000, 0x3C);
     frames.push(Frame::new(jumbo));
     frames.push(Frame::new(short.clone()));
@@ -185,7 +177,7 @@ fn longest_frames() {
 /// at the limit; the frames after each are parsed normally.
 #[test]
 fn length_limit_of_a_narrow_parser() {
-    use parser_util::frames::{eth, ipv4_hdr, udp};
+    use parser_util::frames::v4_udp;
     use smartnic_hdl::parser::LenParser;
     const LB: usize = 17;
     let v = smartnic_hdl::flow::to_verilog("parser_len17", &mut LenParser::<LB>::new()).unwrap();
@@ -193,9 +185,7 @@ fn length_limit_of_a_narrow_parser() {
     let mut h = Harness::with_model(m);
     let max = LenParser::<LB>::MAX_LEN as usize;
     h.max_len = Some(max);
-    let mut short = eth(1, 0x0800);
-    short.extend(ipv4_hdr(17, 0, 8));
-    short.extend(udp());
+    let short = v4_udp(1, 8);
     let mut frames = Vec::new();
     for n in (max - 9..=max + 9).chain([300_000]) {
         let mut f = short.clone();

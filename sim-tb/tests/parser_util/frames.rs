@@ -1,194 +1,285 @@
 //! Frame builders: the structured random generator (every layer of the software model,
 //! with random defects) and the hand-made edge frames.
+//!
+//! Every frame is built by the contract's frame builder; what a defect needs beyond it
+//! (a wrong version, IHL, length or data offset, a checksum of 0) is patched in through
+//! the header views.
 use super::{feat, Frame, Rng};
-use smartnic::contract::shim::{Hop, IntShim};
+use smartnic::contract::frame::{ipv6_ext, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_VLAN};
+use smartnic::contract::key::{PROTO_TCP, PROTO_UDP};
+use smartnic::contract::shim::{Hop, IntShim, ShimHeader, ETHERTYPE_SHIM};
+use smartnic::contract::wire::builder::{FrameSpec, Lengths, Tag, L3, L4};
+use smartnic::contract::wire::ipv4::{self, Ipv4Packet, Ipv4Repr};
+use smartnic::contract::wire::ipv6::{self, Ipv6Packet, Ipv6Repr};
+use smartnic::contract::wire::ipv6_ext::{Ipv6ExtHeader, Ipv6ExtRepr};
+use smartnic::contract::wire::tcp::{TcpPacket, TcpRepr};
+use smartnic::contract::wire::udp::UdpRepr;
+use smartnic::contract::wire::vlan::TAG_ETHERTYPES;
 
-const TAGS: [u16; 3] = [0x8100, 0x88A8, 0x9100];
 const EXT: [u8; 5] = [0, 43, 60, 44, 51];
 
-fn be16(v: &mut Vec<u8>, x: u16) {
-    v.extend_from_slice(&x.to_be_bytes());
-}
-
-/// L4 header + payload for `proto`.
-fn l4(r: &mut Rng, proto: u8, ft: &mut u32) -> Vec<u8> {
+/// TCP (random bytes, data offset usually 5..=15 with or without its options, any
+/// reserved bits) or UDP (random bytes, so any length field): the header, the data offset
+/// to patch in (TCP), and a random payload.
+fn l4(r: &mut Rng, proto: u8, ft: &mut u32) -> (L4, Option<(u8, u16)>, Vec<u8>) {
     *ft |= match proto {
-        6 => feat::TCP,
-        17 => feat::UDP,
+        PROTO_TCP => feat::TCP,
+        PROTO_UDP => feat::UDP,
         _ => 0,
     };
-    let mut v = Vec::new();
-    match proto {
-        6 => {
-            v.extend(r.bytes(12));
+    let (hdr, patch) = match proto {
+        PROTO_TCP => {
+            let b = r.bytes(12);
             let off = if r.chance(0.9) { 5 + r.below(11) as u8 } else { r.below(16) as u8 };
-            v.push(off << 4 | r.below(16) as u8);
-            v.extend(r.bytes(7));
-            if off > 5 && r.chance(0.5) {
-                v.extend(r.bytes((off as usize - 5) * 4));
-            }
+            let low = r.below(16) as u16;
+            let t = r.bytes(7);
+            let options = if off > 5 && r.chance(0.5) { r.bytes((off as usize - 5) * 4) } else { Vec::new() };
+            let be = |i: usize, b: &[u8]| u16::from_be_bytes([b[i], b[i + 1]]);
+            let be32 = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+            let flags = low << 8 | t[0] as u16;
+            let tcp = TcpRepr {
+                src_port: be(0, &b),
+                dst_port: be(2, &b),
+                seq: be32(4),
+                ack: be32(8),
+                flags,
+                window: be(1, &t),
+                checksum: be(3, &t),
+                urgent: be(5, &t),
+                options,
+            };
+            (L4::Tcp(tcp), Some((off, flags)))
         }
-        17 => v.extend(r.bytes(8)),
-        _ => {}
-    }
+        PROTO_UDP => {
+            let b = r.bytes(8);
+            let be = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
+            (L4::Udp(UdpRepr { src_port: be(0), dst_port: be(2), length: be(4), checksum: be(6) }), None)
+        }
+        _ => (L4::Raw(Vec::new()), None),
+    };
     let max = if r.chance(0.5) { 8 } else { 200 };
     let pay = r.below(max) as usize;
-    v.extend(r.bytes(pay));
-    v
+    (hdr, patch, r.bytes(pay))
 }
 
 fn pick_proto(r: &mut Rng) -> u8 {
     match r.below(10) {
-        0..=3 => 6,
-        4..=7 => 17,
+        0..=3 => PROTO_TCP,
+        4..=7 => PROTO_UDP,
         8 => [1, 47, 58, 132][r.below(4) as usize],
         _ => r.next() as u8,
     }
 }
 
-fn ipv4(r: &mut Rng, ft: &mut u32) -> Vec<u8> {
+/// What a random L3 packet needs after the builder: bytes it cannot state on its own.
+#[derive(Default)]
+struct Patches {
+    /// IPv4 version/IHL byte and total length; IPv6 first byte.
+    ver_byte: u8,
+    total_len: u16,
+    /// Offset of each IPv6 fragment header from the IPv6 header, and its reserved byte.
+    frag_reserved: Vec<(usize, u8)>,
+    /// TCP data offset and low 12 bits, and the transport header's offset from L3.
+    tcp: Option<(u8, u16)>,
+    l4_at: usize,
+}
+
+/// A random IPv4 packet: any version, IHL 0..15 with random options, random total length
+/// and fragment field; the checksum is left 0.
+fn ipv4(r: &mut Rng, ft: &mut u32) -> (L3, Vec<u8>, Patches) {
     let ihl =
         if r.chance(0.9) { 5 + if r.chance(0.5) { 0 } else { r.below(11) as u8 } } else { r.below(16) as u8 };
     let proto = pick_proto(r);
-    let l4 = l4(r, proto, ft);
+    let (l4, tcp, payload) = l4(r, proto, ft);
     let hlen = ihl as usize * 4;
     if ihl > 5 {
         *ft |= feat::V4_OPTIONS;
     }
-    let mut h = vec![0u8; hlen.max(20)];
-    h[0] = if r.chance(0.95) { 0x40 } else { (r.below(16) as u8) << 4 } | ihl;
-    let total = (hlen + l4.len()) as u16;
+    let ver = if r.chance(0.95) { 0x40 } else { (r.below(16) as u8) << 4 };
+    let total = (hlen + l4_len(&l4) + payload.len()) as u16;
     let total = match r.below(10) {
         0 => r.next() as u16,
         1 => total.saturating_sub(r.below(30) as u16),
         _ => total,
     };
-    h[2..4].copy_from_slice(&total.to_be_bytes());
-    h[4..6].copy_from_slice(&(r.next() as u16).to_be_bytes());
+    let ident = r.next() as u16;
     let frag: u16 = match r.below(10) {
         0 => r.next() as u16,
         1 if r.chance(0.5) => 0x0001, // offset 1 (8 bytes)
         1 => 0x2000,
         _ => 0x4000,
     };
-    h[6..8].copy_from_slice(&frag.to_be_bytes());
-    h[8] = 64;
-    h[9] = proto;
     let a = r.bytes(8);
-    h[12..20].copy_from_slice(&a);
-    for b in h.iter_mut().skip(20) {
-        *b = r.next() as u8;
-    }
-    h.truncate(hlen.max(20).min(if ihl < 5 { 20 } else { hlen }));
-    h.extend(l4);
-    h
+    let options = r.bytes(hlen.saturating_sub(20));
+    let mut header = Ipv4Repr::new([a[0], a[1], a[2], a[3]], [a[4], a[5], a[6], a[7]], proto, 0);
+    header.ident = ident;
+    header.flags = (frag >> 13) as u8;
+    header.frag_offset = frag & ipv4::field::FRAG_OFFSET_MASK;
+    header.options = options;
+    header.total_len = header.header_len() as u16;
+    let patches = Patches {
+        ver_byte: ver | ihl,
+        total_len: total,
+        tcp,
+        l4_at: header.header_len(),
+        ..Default::default()
+    };
+    (L3::Ipv4 { header, l4 }, payload, patches)
 }
 
-fn ipv6(r: &mut Rng, ft: &mut u32) -> Vec<u8> {
+fn l4_len(l4: &L4) -> usize {
+    match l4 {
+        L4::Tcp(t) => t.header_len(),
+        L4::Udp(_) => UdpRepr::LEN,
+        L4::Raw(b) => b.len(),
+    }
+}
+
+/// A random IPv6 packet: 0..10 extension headers of every skipped kind (now and then a long
+/// one), any version, a payload length that is right, short, random or 0.
+fn ipv6(r: &mut Rng, ft: &mut u32) -> (L3, Vec<u8>, Patches) {
     let proto = pick_proto(r);
     let n_ext = if r.chance(0.5) { 0 } else { r.below(11) as usize };
-    let mut chain = Vec::new();
     let mut types: Vec<u8> = (0..n_ext).map(|_| EXT[r.below(5) as usize]).collect();
     types.push(proto);
+    let mut ext = Vec::new();
+    let mut patches = Patches::default();
+    let mut at = ipv6::field::HEADER_LEN;
     for i in 0..n_ext {
-        let t = types[i];
-        let next = types[i + 1];
+        let (t, next) = (types[i], types[i + 1]);
         let len = match t {
-            44 => 8,
-            51 => (r.below(4) as usize + 2) * 4,
+            ipv6_ext::FRAGMENT => 8,
+            ipv6_ext::AUTH => (r.below(4) as usize + 2) * 4,
             // Now and then a long option header (up to 2048 bytes).
             _ if r.chance(0.05) => (r.below(256) as usize + 1) * 8,
             _ => (r.below(3) as usize + 1) * 8,
         };
         *ft |= match t {
-            44 => feat::V6_FRAG,
-            51 => feat::V6_AH,
+            ipv6_ext::FRAGMENT => feat::V6_FRAG,
+            ipv6_ext::AUTH => feat::V6_AH,
             _ if len > 24 => feat::V6_EXT_LONG,
             _ => 0,
         };
-        let mut h = r.bytes(len);
-        h[0] = next;
-        match t {
-            44 => {
-                // M flag only, offset 1 (bit 3 of the field), both, or anything.
-                let off: u16 =
-                    if r.chance(0.8) { [0u16, 1, 8, 9][r.below(4) as usize] } else { r.next() as u16 };
-                h[2..4].copy_from_slice(&off.to_be_bytes());
-            }
-            51 => h[1] = (len / 4 - 2) as u8,
-            _ => h[1] = (len / 8 - 1) as u8,
+        let h = r.bytes(len);
+        let mut data = h[2..].to_vec();
+        if t == ipv6_ext::FRAGMENT {
+            // M flag only, offset 1 (bit 3 of the field), both, or anything.
+            let off: u16 = if r.chance(0.8) { [0u16, 1, 8, 9][r.below(4) as usize] } else { r.next() as u16 };
+            data[..2].copy_from_slice(&off.to_be_bytes());
+            patches.frag_reserved.push((at, h[1]));
         }
-        chain.extend(h);
+        ext.push(Ipv6ExtRepr { kind: t, next_header: next, data });
+        at += len;
     }
-    chain.extend(l4(r, proto, ft));
+    let (l4, tcp, payload) = l4(r, proto, ft);
+    let chain = at - ipv6::field::HEADER_LEN + l4_len(&l4) + payload.len();
     if n_ext > 0 {
         *ft |= feat::V6_EXT;
     }
-    let mut h = vec![0u8; 40];
-    h[0] = if r.chance(0.95) { 0x60 } else { (r.below(16) as u8) << 4 };
+    let ver = if r.chance(0.95) { 0x60 } else { (r.below(16) as u8) << 4 };
     let plen = match r.below(10) {
         0 => 0,
         1 => r.next() as u16,
-        2 => (chain.len() as u16).saturating_sub(r.below(20) as u16),
-        _ => chain.len() as u16,
+        2 => (chain as u16).saturating_sub(r.below(20) as u16),
+        _ => chain as u16,
     };
-    h[4..6].copy_from_slice(&plen.to_be_bytes());
-    h[6] = if n_ext > 0 { types[0] } else { proto };
-    h[7] = 64;
     let a = r.bytes(32);
-    h[8..40].copy_from_slice(&a);
-    h.extend(chain);
-    h
+    let src: [u8; 16] = a[..16].try_into().unwrap();
+    let dst: [u8; 16] = a[16..].try_into().unwrap();
+    let header = Ipv6Repr::new(src, dst, types[0], plen);
+    patches.ver_byte = ver;
+    patches.tcp = tcp;
+    patches.l4_at = at;
+    (L3::Ipv6 { header, ext, l4 }, payload, patches)
+}
+
+/// Writes into the built frame what the builder cannot state (see [`Patches`]); `l3` is
+/// the L3 packet's offset.
+fn apply(f: &mut [u8], l3: usize, v6: bool, p: &Patches) {
+    if v6 {
+        Ipv6Packet::new_unchecked(&mut f[l3..]).set_ver_tc_byte(p.ver_byte);
+        for &(at, b) in &p.frag_reserved {
+            let mut h = Ipv6ExtHeader::new_checked(&mut f[l3 + at..], ipv6_ext::FRAGMENT).unwrap();
+            h.set_len_byte(b);
+        }
+    } else {
+        let mut ip = Ipv4Packet::new_unchecked(&mut f[l3..]);
+        ip.set_ver_ihl(p.ver_byte);
+        ip.set_total_len(p.total_len);
+        ip.set_checksum(0);
+    }
+    if let Some((off, flags)) = p.tcp {
+        TcpPacket::new_unchecked(&mut f[l3 + p.l4_at..]).set_offset_flags(off, flags);
+    }
 }
 
 /// A random frame through every layer the parser knows, with random defects.
 pub fn structured(r: &mut Rng) -> Frame {
     let mut ft = 0;
-    let mut f = r.bytes(12);
+    let macs = r.bytes(12);
     let ntags = match r.below(20) {
         0..=9 => 0,
         10..=14 => 1,
         15..=18 => 2,
         _ => 3,
     };
-    for _ in 0..ntags {
-        be16(&mut f, TAGS[r.below(3) as usize]);
-        be16(&mut f, r.next() as u16);
-    }
+    let tags: Vec<Tag> =
+        (0..ntags).map(|_| Tag { tpid: TAG_ETHERTYPES[r.below(3) as usize], tci: r.next() as u16 }).collect();
     let l3: u16 = match r.below(20) {
-        0..=8 => 0x0800,
-        9..=17 => 0x86DD,
-        18 => 0x0806,
+        0..=8 => ETHERTYPE_IPV4,
+        9..=17 => ETHERTYPE_IPV6,
+        18 => ETHERTYPE_ARP,
         _ => r.next() as u16,
     };
     ft |= [0, feat::VLAN1, feat::VLAN2, 0][ntags];
+    // The shim's hops, a next type that disagrees with what follows, an unknown kind.
+    let mut shim = None;
+    let (mut next_type, mut bad_kind) = (None, None);
     if r.chance(0.4) {
         ft |= feat::SHIM;
-        be16(&mut f, 0x88B5);
         let n = if r.chance(0.9) { r.below(17) as usize } else { 17 + r.below(4) as usize };
-        let shim = IntShim {
-            next_type: match r.below(20) {
-                0 => 0x88B5,
-                1 => 0x8100,
-                _ => l3,
-            },
-            hops: (0..n).map(|_| Hop { switch_id: r.next() as u16, latency_ns: r.next() as u32 }).collect(),
+        next_type = match r.below(20) {
+            0 => Some(ETHERTYPE_SHIM),
+            1 => Some(ETHERTYPE_VLAN),
+            _ => None,
         };
-        let at = f.len();
-        shim.emit(&mut f);
+        let hops: Vec<Hop> =
+            (0..n).map(|_| Hop { switch_id: r.next() as u16, latency_ns: r.next() as u32 }).collect();
+        shim = Some(hops);
         if r.chance(0.05) {
-            f[at] = r.next() as u8; // unknown kind
+            bad_kind = Some(r.next() as u8);
         }
-    } else {
-        be16(&mut f, l3);
     }
-    match l3 {
-        0x0800 => f.extend(ipv4(r, &mut ft)),
-        0x86DD => f.extend(ipv6(r, &mut ft)),
-        _ => {
+    let (l3, payload, patches) = match l3 {
+        ETHERTYPE_IPV4 => ipv4(r, &mut ft),
+        ETHERTYPE_IPV6 => ipv6(r, &mut ft),
+        ethertype => {
             let n = 28 + r.below(40) as usize;
-            f.extend(r.bytes(n))
+            (L3::Other { ethertype, body: r.bytes(n) }, Vec::new(), Patches::default())
         }
+    };
+    let v6 = matches!(l3, L3::Ipv6 { .. });
+    let ip = !matches!(l3, L3::Other { .. });
+    let spec = FrameSpec {
+        tags,
+        shim,
+        payload,
+        lengths: Lengths::Stated,
+        ..FrameSpec::new(macs[..6].try_into().unwrap(), macs[6..].try_into().unwrap(), l3)
+    };
+    let mut f = spec.build().unwrap_or_else(|e| panic!("structured frame: {e}"));
+    let l3_at = spec.l2_len();
+    if let Some(at) = spec.shim.as_ref().map(|h| l3_at - IntShim::encoded_len(h.len())) {
+        let mut s = ShimHeader::new_unchecked(&mut f[at..]);
+        if let Some(t) = next_type {
+            s.set_next_type(t);
+        }
+        if let Some(k) = bad_kind {
+            s.set_kind(k);
+        }
+    }
+    if ip {
+        apply(&mut f, l3_at, v6, &patches);
     }
     if f.len() < 60 && r.chance(0.5) {
         f.resize(60, 0);
@@ -214,62 +305,66 @@ pub fn structured(r: &mut Rng) -> Frame {
     fr
 }
 
-/// Ethernet + optional tags, EtherType.
-pub fn eth(tags: usize, et: u16) -> Vec<u8> {
-    let mut f = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2];
-    for _ in 0..tags {
-        f.extend_from_slice(&[0x81, 0x00, 0x00, 0x07]);
+const DST: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
+const SRC: [u8; 6] = [0x02, 0, 0, 0, 0, 2];
+
+/// A hand-made frame: `tags` 802.1Q tags (VLAN 7), an INT stack of `hops` hops (switch
+/// i + 1, latency 1000 * (i + 1) ns) if given, then `l3`, with the lengths as stated and the
+/// IPv4 checksum 0 (the parser reads neither).
+pub fn frame(tags: usize, hops: Option<usize>, l3: L3) -> Vec<u8> {
+    let v4 = matches!(l3, L3::Ipv4 { .. });
+    let hops = hops.map(|n| {
+        (0..n as u32).map(|i| Hop { switch_id: i as u16 + 1, latency_ns: 1000 * (i + 1) }).collect()
+    });
+    let spec = FrameSpec {
+        tags: vec![Tag { tpid: ETHERTYPE_VLAN, tci: 7 }; tags],
+        shim: hops,
+        lengths: Lengths::Stated,
+        ..FrameSpec::new(DST, SRC, l3)
+    };
+    let mut f = spec.build().unwrap_or_else(|e| panic!("{e}"));
+    if v4 {
+        Ipv4Packet::new_unchecked(&mut f[spec.l2_len()..]).set_checksum(0);
     }
-    f.extend_from_slice(&et.to_be_bytes());
     f
 }
 
-/// A well-formed IPv4 header (IHL 5 + `opt_words`) for `proto` with `l4len` bytes after it.
-pub fn ipv4_hdr(proto: u8, opt_words: usize, l4len: usize) -> Vec<u8> {
-    let hlen = 20 + 4 * opt_words;
-    let mut h = vec![0u8; hlen];
-    h[0] = 0x40 | (hlen / 4) as u8;
-    h[2..4].copy_from_slice(&((hlen + l4len) as u16).to_be_bytes());
-    h[8] = 64;
-    h[9] = proto;
-    h[12..20].copy_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
-    h
+/// IPv4 10.0.0.1 -> 10.0.0.2, TTL 64, no flags, `opt_words` zero option words, total
+/// length stating `l4len` bytes after the header.
+pub fn ipv4_l3(proto: u8, opt_words: usize, l4len: usize, l4: L4) -> L3 {
+    let mut header = Ipv4Repr::new([10, 0, 0, 1], [10, 0, 0, 2], proto, 0);
+    header.flags = 0;
+    header.options = vec![0; 4 * opt_words];
+    header.total_len = (header.header_len() + l4len) as u16;
+    L3::Ipv4 { header, l4 }
 }
 
-pub fn udp() -> Vec<u8> {
-    vec![0x13, 0x88, 0x00, 0x35, 0, 8, 0, 0]
+/// IPv6 0x20.. -> 0x30.., hop limit 64, payload length `plen`.
+pub fn ipv6_l3(next: u8, plen: u16, ext: Vec<Ipv6ExtRepr>, l4: L4) -> L3 {
+    let src: [u8; 16] = core::array::from_fn(|i| 0x20 + i as u8);
+    let dst: [u8; 16] = core::array::from_fn(|i| 0x30 + i as u8);
+    L3::Ipv6 { header: Ipv6Repr::new(src, dst, next, plen), ext, l4 }
 }
 
-pub fn tcp() -> Vec<u8> {
-    let mut t = vec![0u8; 20];
-    t[..4].copy_from_slice(&[0x04, 0xD2, 0x00, 0x50]);
-    t[12] = 0x50;
-    t
+/// UDP 5000 -> 53, length 8.
+pub fn udp() -> L4 {
+    L4::Udp(UdpRepr::new(5000, 53))
 }
 
-pub fn ipv6_hdr(next: u8, plen: usize) -> Vec<u8> {
-    let mut h = vec![0u8; 40];
-    h[0] = 0x60;
-    h[4..6].copy_from_slice(&(plen as u16).to_be_bytes());
-    h[6] = next;
-    h[7] = 64;
-    for (i, b) in h[8..40].iter_mut().enumerate() {
-        *b = 0x20 + i as u8;
-    }
-    h
+/// TCP 1234 -> 80, data offset 5, no flags.
+pub fn tcp() -> L4 {
+    L4::Tcp(TcpRepr::new(1234, 80))
 }
 
-/// Shim with `n` hops of latency 1000 * (i + 1) (the count field says `n`, the stack
-/// holds `n.min(real)` hops).
-pub fn shim(next: u16, n: u16, real: usize) -> Vec<u8> {
-    let mut v = vec![1, 0];
-    v.extend_from_slice(&next.to_be_bytes());
-    v.extend_from_slice(&n.to_be_bytes());
-    for i in 0..real {
-        v.extend_from_slice(&(i as u16 + 1).to_be_bytes());
-        v.extend_from_slice(&(1000 * (i as u32 + 1)).to_be_bytes());
-    }
-    v
+/// Ethernet with `tags` tags + IPv4 (total length stating `l4len` bytes after the header)
+/// + UDP.
+pub fn v4_udp(tags: usize, l4len: usize) -> Vec<u8> {
+    frame(tags, None, ipv4_l3(PROTO_UDP, 0, l4len, udp()))
+}
+
+/// Ethernet + `ethertype` and nothing after it.
+pub fn bare(ethertype: u16) -> Vec<u8> {
+    frame(0, None, L3::Other { ethertype, body: Vec::new() })
 }
 
 /// The hand-made edge frames: (name, frame). Their verdicts come from the software model
@@ -277,43 +372,40 @@ pub fn shim(next: u16, n: u16, real: usize) -> Vec<u8> {
 pub fn edges() -> Vec<(&'static str, Frame, u8)> {
     use smartnic_hdl::parser::{CLASS_IP as IP, CLASS_MALFORMED as MAL, CLASS_NON_IP as NON};
     let mut v: Vec<(&'static str, Frame, u8)> = Vec::new();
-    let cat = |parts: &[&[u8]]| parts.concat();
-    let v4udp = cat(&[&eth(0, 0x0800), &ipv4_hdr(17, 0, 8), &udp()]);
+    let v4udp = v4_udp(0, 8);
     v.push(("ipv4 udp", Frame::new(v4udp.clone()), IP));
-    v.push(("runt 14 bytes (ARP EtherType)", Frame::new(eth(0, 0x0806)), NON));
-    v.push(("runt 13 bytes", Frame::new(eth(0, 0x0806)[..13].to_vec()), MAL));
+    v.push(("runt 14 bytes (ARP EtherType)", Frame::new(bare(ETHERTYPE_ARP)), NON));
+    v.push(("runt 13 bytes", Frame::new(bare(ETHERTYPE_ARP)[..13].to_vec()), MAL));
     v.push(("1 byte", Frame::new(vec![0x55]), MAL));
-    v.push(("14-byte IPv4 EtherType", Frame::new(eth(0, 0x0800)), MAL));
+    v.push(("14-byte IPv4 EtherType", Frame::new(bare(ETHERTYPE_IPV4)), MAL));
     v.push(("truncated IPv4 (19 of 20)", Frame::new(v4udp[..14 + 19].to_vec()), MAL));
     v.push(("truncated UDP (7 of 8)", Frame::new(v4udp[..v4udp.len() - 1].to_vec()), MAL));
     let mut ihl4 = v4udp.clone();
-    ihl4[14] = 0x44;
+    Ipv4Packet::new_unchecked(&mut ihl4[14..]).set_ver_ihl(0x44);
     v.push(("IHL 4", Frame::new(ihl4), MAL));
-    let mut opts = cat(&[&eth(0, 0x0800), &ipv4_hdr(6, 10, 20), &tcp()]);
+    let mut opts = frame(0, None, ipv4_l3(PROTO_TCP, 10, 20, tcp()));
     v.push(("IPv4 IHL 15 + TCP", Frame::new(opts.clone()), IP));
     opts.truncate(opts.len() - 1);
     v.push(("truncated TCP (19 of 20)", Frame::new(opts), MAL));
-    let mut off4 = cat(&[&eth(0, 0x0800), &ipv4_hdr(6, 0, 20), &tcp()]);
-    off4[14 + 20 + 12] = 0x40;
+    let mut off4 = frame(0, None, ipv4_l3(PROTO_TCP, 0, 20, tcp()));
+    TcpPacket::new_unchecked(&mut off4[14 + 20..]).set_offset_flags(4, 0);
     v.push(("TCP data offset 4", Frame::new(off4), MAL));
-    let v6 = cat(&[&eth(0, 0x86DD), &ipv6_hdr(6, 20), &tcp()]);
+    let v6 = frame(0, None, ipv6_l3(PROTO_TCP, 20, Vec::new(), tcp()));
     v.push(("ipv6 tcp", Frame::new(v6.clone()), IP));
     v.push(("truncated IPv6 (39 of 40)", Frame::new(v6[..14 + 39].to_vec()), MAL));
-    let v6x = cat(&[
-        &eth(2, 0x86DD),
-        &ipv6_hdr(0, 16 + 8),
-        &[44, 0, 0, 0, 0, 0, 0, 0],
-        &[17, 0, 0, 0, 0, 0, 0, 1],
-        &udp(),
-    ]);
+    let ext = vec![
+        Ipv6ExtRepr::options(ipv6_ext::HOP_BY_HOP, ipv6_ext::FRAGMENT, 1),
+        Ipv6ExtRepr::fragment(PROTO_UDP, 0, false, 1),
+    ];
+    let v6x = frame(2, None, ipv6_l3(ipv6_ext::HOP_BY_HOP, 16 + 8, ext, udp()));
     v.push(("2 VLANs + IPv6 hop-by-hop + fragment + UDP", Frame::new(v6x), IP));
-    let s16 = cat(&[&eth(1, 0x88B5), &shim(0x0800, 16, 16), &ipv4_hdr(17, 0, 8), &udp()]);
+    let s16 = frame(1, Some(16), ipv4_l3(PROTO_UDP, 0, 8, udp()));
     v.push(("VLAN + shim 16 hops", Frame::new(s16), IP));
-    let s17 = cat(&[&eth(0, 0x88B5), &shim(0x0800, 17, 17), &ipv4_hdr(17, 0, 8), &udp()]);
+    let s17 = frame(0, Some(17), ipv4_l3(PROTO_UDP, 0, 8, udp()));
     v.push(("shim with 17 hops", Frame::new(s17), MAL));
-    let s0 = cat(&[&eth(2, 0x88B5), &shim(0x86DD, 0, 0), &ipv6_hdr(17, 8), &udp()]);
+    let s0 = frame(2, Some(0), ipv6_l3(PROTO_UDP, 8, Vec::new(), udp()));
     v.push(("2 VLANs + shim 0 hops + IPv6", Frame::new(s0), IP));
-    v.push(("3 VLAN tags", Frame::new(cat(&[&eth(3, 0x0800), &ipv4_hdr(17, 0, 8), &udp()])), MAL));
+    v.push(("3 VLAN tags", Frame::new(frame(3, None, ipv4_l3(PROTO_UDP, 0, 8, udp()))), MAL));
     let mut tu = Frame::new(v4udp.clone());
     tu.tuser = true;
     v.push(("tuser on the last beat", tu, MAL));
@@ -326,11 +418,9 @@ pub fn edges() -> Vec<(&'static str, Frame, u8)> {
     let mut zero_last = Frame::new(v4udp);
     zero_last.keep = Some((zero_last.beats() - 1, 0x00));
     v.push(("tkeep 0 on the last beat", zero_last, MAL));
-    v.push((
-        "shim-only 20 bytes (0 hops, next ARP)",
-        Frame::new(cat(&[&eth(0, 0x88B5), &shim(0x0806, 0, 0)])),
-        NON,
-    ));
-    v.push(("nested shim", Frame::new(cat(&[&eth(0, 0x88B5), &shim(0x88B5, 0, 0), &[0; 40]])), MAL));
+    let arp = L3::Other { ethertype: ETHERTYPE_ARP, body: Vec::new() };
+    v.push(("shim-only 20 bytes (0 hops, next ARP)", Frame::new(frame(0, Some(0), arp)), NON));
+    let nested = L3::Other { ethertype: ETHERTYPE_SHIM, body: vec![0; 40] };
+    v.push(("nested shim", Frame::new(frame(0, Some(0), nested)), MAL));
     v
 }
