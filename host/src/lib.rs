@@ -12,6 +12,7 @@
 //! | [`epoch_file`] | one epoch read out of a device into `DIR/epoch-NNNNNN.snap`, written once and atomically |
 //! | [`manifest`] | `manifest.json`, the list of epoch files a complete `--epoch-packets` run wrote |
 //! | [`simulator`] | the simulated NIC: start the `smartnic-sim` service, replay a trace through it epoch by epoch and read every epoch out over the driver |
+//! | [`lab`] | the network lab: a discrete-event data-center network whose switches run the P4 twins; per-host captures and exact ground truth |
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
 //! | [`p4check`] | `scripts/p4-check`'s comparison of bmv2's output with the switch twins' (the `p4-compare` binary) |
 //! | [`cli`] | the `smartnic` command line, one module per command |
@@ -24,6 +25,7 @@ pub mod epoch_file;
 pub mod eval;
 #[doc(hidden)]
 pub mod fuzz_bodies;
+pub mod lab;
 pub mod manifest;
 pub mod metrics;
 pub mod p4check;

@@ -97,17 +97,22 @@ fn parse_link(words: Vec<&str>) -> Result<LinkSpec, String> {
     };
     for opt in opts {
         match opt.split_once('=') {
-            Some(("rate", v)) => {
-                link.rate_bps =
-                    parse_scaled(v, &[("G", 1_000_000_000), ("M", 1_000_000), ("K", 1_000), ("", 1)])?
-            }
-            Some(("delay", v)) => {
-                link.delay_ns = parse_scaled(v, &[("ms", 1_000_000), ("us", 1_000), ("ns", 1)])?
-            }
+            Some(("rate", v)) => link.rate_bps = parse_rate(v)?,
+            Some(("delay", v)) => link.delay_ns = parse_delay(v)?,
             _ => return Err(format!("unknown link option {opt:?} (rate=..., delay=...)")),
         }
     }
     Ok(link)
+}
+
+/// A link rate such as `10G`, `400M` or `1000000` (bits per second), as the files write it.
+pub fn parse_rate(v: &str) -> Result<u64, String> {
+    parse_scaled(v, &[("G", 1_000_000_000), ("M", 1_000_000), ("K", 1_000), ("", 1)])
+}
+
+/// A delay such as `500ns`, `2us` or `1ms`, in ns, as the files write it.
+pub fn parse_delay(v: &str) -> Result<u64, String> {
+    parse_scaled(v, &[("ms", 1_000_000), ("us", 1_000), ("ns", 1)])
 }
 
 /// A number with one of the given unit suffixes (the first that matches).

@@ -163,6 +163,63 @@ pub const PAGES: &[Page] = &[
         text: "",
     },
     Page {
+        path: &["lab", "run"],
+        examples: &[
+            top(
+                "lab run --topo fat-tree:4 --packets 1000000 -o lab/",
+                "k = 4 fat-tree, web-search flows at 30 % load; lab/hosts/*.pcapng and lab/truth.json",
+            ),
+            ex(
+                "lab run -o lab/ --fault blackhole:edge1_0:10.0.0.0/24@2ms --fault drop:agg0_0>core0:0.01@1ms-3ms",
+                "a blackhole on edge1_0 from 2 ms, 1 % loss on one uplink from 1 to 3 ms",
+            ),
+            ex(
+                "lab run -o lab/ --fault loop:edge0_0:agg0_0:10.0.2.0/24@0ns --packets 10000",
+                "edge0_0 and agg0_0 bounce 10.0.2.0/24 between them until the TTL runs out",
+            ),
+            ex(
+                "lab run -o lab/ --fault jitter:agg1_1>edge1_0:exp:20000@0ns --fault path:edge0_0:agg0_1:10.0.3.0/24@5ms",
+                "a port that stalls 20 us on average; a route moved to one ECMP member at 5 ms",
+            ),
+            ex(
+                "lab run --topo leaf-spine:4,2,8 --workload zipf:1.1:1MB --load 0.6 --duration 10ms -o ls/",
+                "",
+            ),
+            ex(
+                "lab run -o lab/ --packets 10000 --switch-log",
+                "also lab/switches/<sw>.{in,out}.pcapng, .entries.txt and .json for scripts/p4-check",
+            ),
+            ex("sketch run --trace lab/hosts/h1_0_0.pcapng -o h1_0_0.snap", "one host's NIC, in software"),
+        ],
+        text: "Faults, KIND:WHERE[:ARG]@START[-END] (times in ns, us or ms; no END: to the end of the run):
+                 blackhole:SWITCH:PREFIX|FLOW   ACL drop of a prefix (10.0.3.0/24) or a flow (10.0.0.2:1234>10.0.3.2:80/6)
+                 loop:SWITCH:NEIGHBOUR:PREFIX   both switches route PREFIX to each other (until the TTL runs out)
+                 path:SWITCH:NEIGHBOUR:PREFIX   SWITCH routes PREFIX via NEIGHBOUR only
+                 drop:NODE>PEER:P               NODE's port towards PEER loses each packet with probability P
+                 jitter:NODE>PEER:DIST          that port stalls before each transmission: const:NS,
+                                                uniform:MIN_NS:MAX_NS or exp:MEAN_NS
+
+               Links serialize at their rate counting 24 bytes of preamble, FCS and gap per frame; hop
+               latency is transmission start minus arrival at the switch. The same arguments and --seed
+               give the same files.",
+    },
+    Page {
+        path: &["lab", "topo"],
+        examples: &[
+            top("lab topo --topo fat-tree:4", "nodes, switch IDs, addresses and links"),
+            ex("--json lab topo --topo my-net.txt", "a topology file (see p4/src/topology_file.rs)"),
+        ],
+        text: "",
+    },
+    Page {
+        path: &["lab", "entries"],
+        examples: &[
+            top("lab entries --switch edge0_0", "the simple_switch_CLI commands of one switch"),
+            ex("--json lab entries --switch core0 --topo fat-tree:4", "the same entries as runtime JSON"),
+        ],
+        text: "",
+    },
+    Page {
         path: &["device", "list"],
         examples: &[
             top("device list", "SmartNICs on the PCI bus, their driver and what to do next"),

@@ -19,6 +19,7 @@ pub mod demo;
 pub mod device;
 pub mod eval;
 pub mod examples;
+pub mod lab;
 /// The epoch manifest is library code ([`crate::manifest`]); `sketch run` and the help
 /// pages reach it by this name.
 pub use crate::manifest;
@@ -58,6 +59,9 @@ pub enum Command {
     Sim(SimCmd),
     /// The end-to-end demo: generate a trace, run the pipeline, read out and report.
     Demo(demo::DemoArgs),
+    /// The network lab: a simulated data-center network whose switches run the P4 twins.
+    #[command(subcommand)]
+    Lab(lab::LabCmd),
 
     /// Old spelling of `device list`.
     #[command(hide = true)]
@@ -167,6 +171,7 @@ impl Command {
             Command::Device(DeviceCmd::Readout(a)) => device::readout(&a, json),
             Command::Sim(SimCmd { verb: Some(SimVerb::Run(a)), .. }) => sim::run(&a, json),
             Command::Demo(a) => demo::run(a, json),
+            Command::Lab(cmd) => lab::run(cmd, json),
             Command::Sim(SimCmd { verb: None, .. }) => {
                 anyhow::bail!("`smartnic sim` needs a verb: smartnic sim run --trace T.pcap -o DIR/")
             }
