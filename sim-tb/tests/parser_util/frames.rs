@@ -96,7 +96,7 @@ fn ipv4(r: &mut Rng, ft: &mut u32) -> (L3, Vec<u8>, Patches) {
         *ft |= feat::V4_OPTIONS;
     }
     let ver = if r.chance(0.95) { 0x40 } else { (r.below(16) as u8) << 4 };
-    let total = (hlen + l4_len(&l4) + payload.len()) as u16;
+    let total = (hlen + l4.header_len() + payload.len()) as u16;
     let total = match r.below(10) {
         0 => r.next() as u16,
         1 => total.saturating_sub(r.below(30) as u16),
@@ -125,14 +125,6 @@ fn ipv4(r: &mut Rng, ft: &mut u32) -> (L3, Vec<u8>, Patches) {
         ..Default::default()
     };
     (L3::Ipv4 { header, l4 }, payload, patches)
-}
-
-fn l4_len(l4: &L4) -> usize {
-    match l4 {
-        L4::Tcp(t) => t.header_len(),
-        L4::Udp(_) => UdpRepr::LEN,
-        L4::Raw(b) => b.len(),
-    }
 }
 
 /// A random IPv6 packet: 0..10 extension headers of every skipped kind (now and then a long
@@ -172,7 +164,7 @@ fn ipv6(r: &mut Rng, ft: &mut u32) -> (L3, Vec<u8>, Patches) {
         at += len;
     }
     let (l4, tcp, payload) = l4(r, proto, ft);
-    let chain = at - ipv6::field::HEADER_LEN + l4_len(&l4) + payload.len();
+    let chain = at - ipv6::field::HEADER_LEN + l4.header_len() + payload.len();
     if n_ext > 0 {
         *ft |= feat::V6_EXT;
     }

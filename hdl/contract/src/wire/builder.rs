@@ -37,7 +37,8 @@ pub enum L4 {
 }
 
 impl L4 {
-    fn header_len(&self) -> usize {
+    /// Bytes of the header.
+    pub fn header_len(&self) -> usize {
         match self {
             L4::Tcp(t) => t.header_len(),
             L4::Udp(_) => UdpRepr::LEN,
