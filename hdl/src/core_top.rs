@@ -6,9 +6,10 @@
 //! # Datapath
 //!
 //! ```text
-//! AXI-Stream -> Parser -> descriptor --(IP only)--> ingress flop --> TowerBanked (bank tagged at ingress, engine)
-//!   now ----/      |                      |  t = ts >> shift            |  active_bank, clr_*
-//!                  |                      |  delay -> DelayBin (7) -----+--> 7-deep key/t/bank line --> SuMaxBanked
+//! AXI-Stream -> Parser -> descriptor --(IP only)--> ingress flop --> EpochEngine --> active_bank, clr_*
+//!   now ----/      |                      |                    |--> TowerPipeline (2 banks) <-> TowerWindow
+//!                  |                      |  t = ts >> shift   |
+//!                  |                      |  delay -> DelayBin (7) --> 7-deep key/t/bank line --> SuMax (2 banks)
 //!                  +-> frames / ip_packets / non_ip / malformed, bytes       ^ swap/clear/acu, ro_* = window port
 //!                                 `-------------> RegisterFile <-------------'
 //! ```
@@ -17,12 +18,13 @@
 //!   (the core never back-pressures the MAC). `now` is sampled at each frame's first beat.
 //! - **Sketch ingress**: a descriptor of class IP (1) is registered once (key, `t` =
 //!   `d_ts >> time_shift` truncated to `TW` bits = `SuMax::time_of`, the INT delay saturated
-//!   to 32 bits) and enters [`TowerBanked`] the next clock; the epoch engine inside tags it
-//!   with the active bank in that clock. The delay goes through [`DelayBin`] ([`SM_DELAY`] =
-//!   7 clocks); key, `t` and that bank wait in a delay line and enter [`SuMaxBanked`] with
-//!   the bin. The engine's drain is [`CORE_DRAIN`] = 15 (SuMax's last write), its clear
-//!   sweep (2^AM clocks) also drives SuMax's clear port. Non-IP and malformed frames are
-//!   only counted.
+//!   to 32 bits) and enters the two-bank [`TowerPipeline`] the next clock; the core's one
+//!   [`EpochEngine`] tags it with the active bank in that clock. The delay goes through
+//!   [`DelayBin`] ([`SM_DELAY`] = 7 clocks); key, `t` and that bank wait in a delay line and
+//!   enter the two-bank [`SuMaxPipeline`] with the bin. The engine's drain is
+//!   [`CORE_DRAIN`] = 15 (SuMax's last write), its clear sweep (2^AM clocks) drives both
+//!   sketches' clear ports, and the idle bank (`!active_bank`) is both sketches' read bank.
+//!   Non-IP and malformed frames are only counted.
 //! - **Statistics** (contract `regs::stats`): `frames`, `sketched` (= the parser's IP
 //!   count: exactly the packets that enter the sketch), `non_ip`, `malformed` from the
 //!   parser, so `sketched + non_ip + malformed = frames` on every clock; `bytes` = the sum of
@@ -31,8 +33,8 @@
 //! - **Register file** ([`RegisterFile`], the contract `Layout` of the tower and SuMax
 //!   geometries): CONTROL SWAP/CLEAR pulses -> the epoch engine, MODE -> the tower's `acu`,
 //!   EPOCH/SEQUENCE/STATUS/IDLE_PACKETS/ACTIVE_PACKETS <- the engine. A read in window `s`
-//!   is `ro_req` of the tower's readout port with `ro_array = s` for the tower arrays
-//!   (`s < 3`, answer after [`tower_banked::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
+//!   is `ro_req` of the tower's readout window ([`TowerWindow`]) with `ro_array = s` for the
+//!   tower arrays (`s < 3`, answer after [`tower_window::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
 //!   reads word `k = bucket * cells + cell` of array `i`'s idle bank: [`CellIndex`] (divide
 //!   by the constant `cells` = 11 by a reciprocal multiply, 3 clocks), the arrays' read port
 //!   (3), the window's array registered (1): answer after [`SW_LATENCY`] = 7 clocks.
@@ -59,16 +61,19 @@ use crate::nic::*;
 use crate::parser::Parser;
 use crate::regs::{RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
-use crate::sketch::sumax;
-use crate::sketch::sumax_banked::SuMaxBanked;
-use crate::sketch::tower_banked::{self, TowerBanked};
-use crate::sketch::Sink;
+use crate::sketch::epoch::EpochEngine;
+use crate::sketch::sumax::{self, SuMaxPipeline};
+use crate::sketch::tower::{self, TowerPipeline};
+use crate::sketch::tower_window::{self, TowerWindow};
+use crate::sketch::{Sink, TWO_BANKS};
 use rust_hdl::prelude::*;
 use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 
-/// The core (see the module docs). Generics: the tower's (`W0, A0, W1, A1, W2, A2, AM` as
-/// [`TowerBanked`]) and the register file's (`A, IW, NW` as [`RegisterFile`]).
+/// The core (see the module docs). Generics: the tower's (`W0, A0, W1, A1, W2, A2` as
+/// [`TowerPipeline`], `AM` the widest `Ai`: the engine's sweep and the window index),
+/// SuMax's (`SW, DW, DC, TW, SA` as [`SuMaxPipeline`]'s `A`) and the register file's
+/// (`A, IW, NW` as [`RegisterFile`]).
 #[derive(LogicBlock)]
 pub struct Core<
     const W0: usize,
@@ -130,8 +135,10 @@ pub struct Core<
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
     parser: Parser,
-    tower: TowerBanked<W0, A0, W1, A1, W2, A2, AM>,
-    sumax: SuMaxBanked<SW, DW, DC, TW, SA>,
+    engine: EpochEngine<AM>,
+    tower: TowerPipeline<W0, A0, W1, A1, W2, A2, TWO_BANKS>,
+    window: TowerWindow<W0, A0, W1, A1, W2, A2, AM>,
+    sumax: SuMaxPipeline<SW, DW, DC, TW, SA, TWO_BANKS>,
     dbin: DelayBin<32>,
     cidx: CellIndex<IW, SA>,
     regs: RegisterFile<A, IW, NW>,
@@ -151,7 +158,9 @@ pub struct Core<
     tower_req: Signal<Local, Bit>,
     sink_ts: Sink<64>,
     sink_clr: Sink<AM>,
+    // The sketches' packet counts: the engine counts packets per epoch instead.
     sink_packets: Sink<32>,
+    sink_tower_packets: Sink<32>,
     bytes: DFF<Bits<64>>,
     // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
     // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
@@ -169,11 +178,8 @@ pub struct Core<
 /// Clocks from a packet's tower ingress to its SuMax `key` (the delay-bin unit's latency).
 pub const SM_DELAY: usize = delay_bin::LATENCY;
 /// The engine's swap drain: the later of the tower's and SuMax's last writes.
-pub const CORE_DRAIN: usize = if SM_DELAY + sumax::LATENCY > tower_banked::DRAIN {
-    SM_DELAY + sumax::LATENCY
-} else {
-    tower_banked::DRAIN
-};
+pub const CORE_DRAIN: usize =
+    if SM_DELAY + sumax::LATENCY > tower::LATENCY { SM_DELAY + sumax::LATENCY } else { tower::LATENCY };
 /// Clocks from a SuMax window request to its answer: (bucket, cell), the array read, the
 /// array select register.
 pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
@@ -216,14 +222,15 @@ impl<
         const NW: usize,
     > Core<W0, A0, W1, A1, W2, A2, AM, SW, DW, DC, TW, SA, A, IW, NW>
 {
-    /// The core for `tower` (checked against the generics by [`TowerBanked::new`]) behind
+    /// The core for `tower` (checked against the generics by [`TowerPipeline::new`]) behind
     /// register map `map` (checked by [`RegisterFile::new`]; its tower geometry must be
     /// `tower`).
     pub fn new(tower: &TowerGeometry, sumax: &SuMaxGeometry, map: &RegMap) -> Result<Self, String> {
-        let t = TowerBanked::with_drain(tower, CORE_DRAIN)?;
+        let t = TowerPipeline::new(tower)?;
+        let window = TowerWindow::new()?;
         // Validates the geometry (the contract's rule that time cells fit the timestamp
         // included) and checks `TW` is its time width.
-        let sm = SuMaxBanked::new(sumax)?;
+        let sm = SuMaxPipeline::new(sumax)?;
         if SA > AM {
             return Err(format!("SuMax address bits {SA} > tower address bits AM = {AM} (the clear sweep)"));
         }
@@ -287,7 +294,9 @@ impl<
             sm_delay_inf: Default::default(),
             sm_delay: Default::default(),
             parser: Parser::new(),
+            engine: EpochEngine::new(CORE_DRAIN),
             tower: t,
+            window,
             sumax: sm,
             dbin: DelayBin::new(&sumax.delay_bins, sumax.delay_cells),
             cidx: CellIndex::new(cells),
@@ -307,6 +316,7 @@ impl<
             sink_ts: Default::default(),
             sink_clr: Default::default(),
             sink_packets: Default::default(),
+            sink_tower_packets: Default::default(),
             bytes: Default::default(),
             len64: Default::default(),
             class_ip: Constant::new(1u64.to_bits()),
@@ -352,7 +362,7 @@ pub fn nic_verilog() -> Result<String, String> {
 }
 
 /// Clocks from a window request to its answer (the tower's readout latency).
-pub const WINDOW_LATENCY: usize = tower_banked::RO_LATENCY;
+pub const WINDOW_LATENCY: usize = tower_window::RO_LATENCY;
 
 impl<
         const W0: usize,
@@ -408,22 +418,42 @@ impl<
         } else {
             self.bytes.d.next = self.bytes.q.val();
         }
-        // Tower with the epoch engine.
+        // Epoch engine: every sketch's bank and clear sweep; it sees each packet at ingress.
+        self.engine.clock.next = self.clock.val();
+        self.engine.reset.next = self.reset.val();
+        self.engine.valid.next = self.ing_valid.q.val();
+        self.engine.swap.next = self.regs.swap.val();
+        self.engine.clear.next = self.regs.clear.val();
+        // Tower: packets in the active bank; readout window and clear on the idle bank.
         self.tower.clock.next = self.clock.val();
         self.tower.reset.next = self.reset.val();
         self.tower.key.next = self.ing_key.q.val();
         self.tower.key_valid.next = self.ing_valid.q.val();
         self.tower.acu.next = self.regs.acu.val();
-        self.tower.swap.next = self.regs.swap.val();
-        self.tower.clear.next = self.regs.clear.val();
+        self.tower.bank.next = self.engine.active_bank.val();
+        self.tower.rd_bank.next = !self.engine.active_bank.val();
+        self.tower.clr.next = self.engine.clr.val();
+        self.tower.clr_bank.next = self.engine.clr_bank.val();
+        self.tower.clr_addr0.next = self.engine.clr_addr.val().get_bits::<A0>(0);
+        self.tower.clr_addr1.next = self.engine.clr_addr.val().get_bits::<A1>(0);
+        self.tower.clr_addr2.next = self.engine.clr_addr.val().get_bits::<A2>(0);
+        self.sink_tower_packets.x.next = self.tower.packets.val();
+        self.window.clock.next = self.clock.val();
+        self.window.reset.next = self.reset.val();
         self.tower_req.next = self.regs.win_sel.val() < self.tower_sels.val();
-        self.tower.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
+        self.window.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
         if self.regs.win_sel.val() < self.tower_sels.val() {
-            self.tower.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
+            self.window.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
         } else {
-            self.tower.ro_array.next = self.ro_none.val();
+            self.window.ro_array.next = self.ro_none.val();
         }
-        self.tower.ro_index.next = self.regs.win_index.val().get_bits::<AM>(0);
+        self.window.ro_index.next = self.regs.win_index.val().get_bits::<AM>(0);
+        self.tower.rd_addr0.next = self.window.rd_addr0.val();
+        self.tower.rd_addr1.next = self.window.rd_addr1.val();
+        self.tower.rd_addr2.next = self.window.rd_addr2.val();
+        self.window.rd_data0.next = self.tower.rd_data0.val();
+        self.window.rd_data1.next = self.tower.rd_data1.val();
+        self.window.rd_data2.next = self.tower.rd_data2.val();
         // SuMax: the delay bin of the ingress packet; key, t and bank wait for it.
         self.dbin.clock.next = self.clock.val();
         self.dbin.reset.next = self.reset.val();
@@ -436,7 +466,7 @@ impl<
         self.sm_valid[0].d.next = self.ing_valid.q.val() & !self.reset.val();
         self.sm_key[0].d.next = self.ing_key.q.val();
         self.sm_t[0].d.next = self.ing_t.q.val();
-        self.sm_bank[0].d.next = self.tower.active_bank.val();
+        self.sm_bank[0].d.next = self.engine.active_bank.val();
         for j in 1..SM_DELAY {
             self.sm_valid[j].clock.next = self.clock.val();
             self.sm_key[j].clock.next = self.clock.val();
@@ -459,12 +489,12 @@ impl<
             self.sumax.bank.next = self.sm_bank[j].q.val();
         }
         self.sumax.bin.next = self.dbin.bin.val();
-        self.sumax.clr.next = self.tower.clr.val();
-        self.sumax.clr_bank.next = self.tower.clr_bank.val();
-        self.sumax.clr_addr.next = self.tower.clr_addr.val().get_bits::<SA>(0);
-        self.sink_clr.x.next = self.tower.clr_addr.val();
+        self.sumax.clr.next = self.engine.clr.val();
+        self.sumax.clr_bank.next = self.engine.clr_bank.val();
+        self.sumax.clr_addr.next = self.engine.clr_addr.val().get_bits::<SA>(0);
+        self.sink_clr.x.next = self.engine.clr_addr.val();
         self.sink_packets.x.next = self.sumax.packets.val();
-        self.sumax.rd_bank.next = !self.tower.active_bank.val();
+        self.sumax.rd_bank.next = !self.engine.active_bank.val();
         // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
         self.cidx.clock.next = self.clock.val();
         self.cidx.k.next = self.regs.win_index.val();
@@ -521,27 +551,27 @@ impl<
         self.regs.bytes.next = self.bytes.q.val();
         self.regs.non_ip.next = self.parser.non_ip.val();
         self.regs.malformed.next = self.parser.malformed.val();
-        self.regs.epoch_num.next = self.tower.epoch.val();
-        self.regs.epoch_seq.next = self.tower.sequence_no.val();
-        self.regs.swap_pending.next = self.tower.swap_pending.val();
-        self.regs.clear_busy.next = self.tower.clear_busy.val();
-        self.regs.idle_packets.next = self.tower.idle_packets.val();
-        self.regs.active_packets.next = self.tower.active_packets.val();
+        self.regs.epoch_num.next = self.engine.epoch.val();
+        self.regs.epoch_seq.next = self.engine.sequence_no.val();
+        self.regs.swap_pending.next = self.engine.swap_pending.val();
+        self.regs.clear_busy.next = self.engine.clear_busy.val();
+        self.regs.idle_packets.next = self.engine.idle_packets.val();
+        self.regs.active_packets.next = self.engine.active_packets.val();
         // One-pass loop: the valid line's last tap, `sw_v[SW_LATENCY - 1]`, as a loop
         // variable (the rust-hdl index rule above).
         for j in (SW_LATENCY - 1)..SW_LATENCY {
-            self.regs.win_ack.next = self.tower.ro_ack.val() | self.sw_v[j].q.val();
+            self.regs.win_ack.next = self.window.ro_ack.val() | self.sw_v[j].q.val();
         }
-        if self.tower.ro_ack.val() {
-            self.regs.win_data.next = self.tower.ro_data.val();
+        if self.window.ro_ack.val() {
+            self.regs.win_data.next = self.window.ro_data.val();
         } else {
             self.regs.win_data.next = self.sw_q.q.val();
         }
         // Monitors.
         self.mon_valid.next = self.ing_valid.q.val();
         self.mon_key.next = self.ing_key.q.val();
-        self.mon_epoch.next = self.tower.epoch.val();
-        self.mon_bank.next = self.tower.active_bank.val();
+        self.mon_epoch.next = self.engine.epoch.val();
+        self.mon_bank.next = self.engine.active_bank.val();
         // Every tap of the SuMax line written out (SM_DELAY = 7, asserted by the tests). rust-hdl
         // workaround: `#[hdl_gen]` cannot read `.next`, so an OR cannot accumulate in a loop
         // (that would take a chain of local signals).

@@ -1,5 +1,5 @@
 //! `nic`: the board's configuration as named constants, one per const generic of the board's
-//! blocks ([`crate::core_top::CoreNic`], [`crate::sketch::sumax_banked::SuMaxBankedNic`], ...).
+//! blocks ([`crate::core_top::CoreNic`], [`crate::sketch::sumax::SuMaxBankedNic`], ...).
 //!
 //! Stable Rust cannot group const generics into one type parameter, so a block generic over
 //! a sketch takes each width and address size on its own, and an alias such as `CoreNic`
@@ -38,7 +38,7 @@ pub const SUMAX_TW: usize = 32;
 /// SuMax: bucket address bits (2^13 buckets per array).
 pub const SUMAX_A: usize = 13;
 /// Number of SuMax arrays (one readout window each): the pipeline's.
-pub const SUMAX_ARRAYS: usize = crate::sketch::sumax_banked::ARRAYS;
+pub const SUMAX_ARRAYS: usize = crate::sketch::sumax::ARRAYS;
 
 /// Register file (`RegMap::nic_default`): AXI4-Lite address bits (the BAR is `2^REGS_A` bytes).
 pub const REGS_A: usize = 21;
@@ -61,9 +61,10 @@ mod tests {
     use super::*;
     use crate::regs::{RegMap, RegisterFile, RegsNic};
     use crate::sketch::bare::{BareFpga, BareTower};
-    use crate::sketch::sumax::{SuMaxNic, SuMaxPipeline};
+    use crate::sketch::sumax::{SuMaxBankedNic, SuMaxNic, SuMaxPipeline};
     use crate::sketch::tower::{TowerFpga, TowerPipeline};
     use crate::sketch::tower_banked::{TowerBanked, TowerBankedFpga};
+    use crate::sketch::{ONE_BANK, TWO_BANKS};
     use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 
     #[test]
@@ -111,9 +112,11 @@ mod tests {
             x
         }
         let _: Option<RegisterFile<REGS_A, REGS_IW, REGS_NW>> = same::<RegsNic>(None);
-        let _: Option<SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A>> =
+        let _: Option<SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, ONE_BANK>> =
             same::<SuMaxNic>(None);
-        let _: Option<TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2>> =
+        let _: Option<SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, TWO_BANKS>> =
+            same::<SuMaxBankedNic>(None);
+        let _: Option<TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, ONE_BANK>> =
             same::<TowerFpga>(None);
         let _: Option<TowerBanked<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TOWER_AM>> =
             same::<TowerBankedFpga>(None);

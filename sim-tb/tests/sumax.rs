@@ -14,6 +14,7 @@ use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
 use smartnic_hdl::hash::key_to_u128;
 use smartnic_hdl::sketch::sumax::{SuMaxPipeline, ARRAYS, LATENCY, READ_LATENCY};
+use smartnic_hdl::sketch::ONE_BANK;
 use smartnic_sim_tb::{Model, ModelBuild, PortId};
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -88,7 +89,8 @@ impl Rig {
         g: SuMaxGeometry,
     ) -> Self {
         let name = format!("sumax_{SW}_{DW}x{DC}_{TW}_{A}");
-        let v = flow::to_verilog(&name, &mut SuMaxPipeline::<SW, DW, DC, TW, A>::new(&g).unwrap()).unwrap();
+        let v = flow::to_verilog(&name, &mut SuMaxPipeline::<SW, DW, DC, TW, A, ONE_BANK>::new(&g).unwrap())
+            .unwrap();
         Rig::new(Model::of_verilog(&name, &v).unwrap_or_else(|e| panic!("{e}")), g)
     }
 

@@ -1,4 +1,4 @@
-//! Epochs under Verilator for the two-bank SuMax block alone (`hdl::sketch::sumax_banked`),
+//! Epochs under Verilator for the two-bank SuMax block alone (`hdl::sketch::sumax` with `TWO_BANKS`),
 //! with the test playing the epoch engine (the block has none of its own).
 //!
 //! A packet enters on every clock, no gap, tagged with the active bank (`epoch & 1`); every
@@ -23,7 +23,8 @@ use smartnic_contract::vectors::KeyStream;
 use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
 use smartnic_hdl::hash::key_to_u128;
-use smartnic_hdl::sketch::sumax_banked::{SuMaxBanked, ARRAYS, LATENCY, READ_LATENCY};
+use smartnic_hdl::sketch::sumax::{SuMaxPipeline, ARRAYS, LATENCY, READ_LATENCY};
+use smartnic_hdl::sketch::TWO_BANKS;
 use smartnic_sim_tb::{Model, ModelBuild, PortId};
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -238,7 +239,8 @@ impl Rig {
         g: &SuMaxGeometry,
     ) -> Self {
         let name = format!("sumax_banked_{SW}_{DW}x{DC}_{TW}_{A}");
-        let v = flow::to_verilog(&name, &mut SuMaxBanked::<SW, DW, DC, TW, A>::new(g).unwrap()).unwrap();
+        let v = flow::to_verilog(&name, &mut SuMaxPipeline::<SW, DW, DC, TW, A, TWO_BANKS>::new(g).unwrap())
+            .unwrap();
         let mut m = Model::of_verilog(&name, &v).unwrap_or_else(|e| panic!("{e}"));
         report_build(m.build());
         let inputs = INPUTS.iter().map(|n| m.port(n)).collect();

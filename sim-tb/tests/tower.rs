@@ -13,6 +13,7 @@ use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
 use smartnic_hdl::hash::key_to_u128;
 use smartnic_hdl::sketch::tower::{TowerPipeline, ARRAYS, LATENCY, READ_LATENCY};
+use smartnic_hdl::sketch::ONE_BANK;
 use smartnic_sim_tb::{Model, ModelBuild, PortId};
 use std::time::Instant;
 
@@ -145,7 +146,8 @@ impl Rig {
         let g = TowerGeometry::from_widths_depths(pairs);
         let name = format!("tower_{}x{}_{}x{}_{}x{}", W0, A0, W1, A1, W2, A2);
         let v =
-            flow::to_verilog(&name, &mut TowerPipeline::<W0, A0, W1, A1, W2, A2>::new(&g).unwrap()).unwrap();
+            flow::to_verilog(&name, &mut TowerPipeline::<W0, A0, W1, A1, W2, A2, ONE_BANK>::new(&g).unwrap())
+                .unwrap();
         Rig::new(Model::of_verilog(&name, &v).unwrap_or_else(|e| panic!("{e}")), g)
     }
 

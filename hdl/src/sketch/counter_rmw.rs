@@ -1,6 +1,6 @@
 //! `CounterRmw<W, A>`: the read-modify-write datapath of one TowerSketch counter array
-//! (forwarding, the CM/ACU step, the write register), without the RAMs. [`super::array`]
-//! puts it behind one RAM, [`super::banked_array`] behind two (one per epoch bank).
+//! (forwarding, the CM/ACU step, the write register), without the RAMs: [`super::array`]
+//! puts it behind one RAM per bank (one, or two for the epoch scheme).
 //!
 //! # Update rule (one rule for both modes)
 //!

@@ -1,12 +1,12 @@
 //! `sumax`: the SuMax pipeline (LightGuardian section 4), bit-exact with
 //! `host::sketch::sumax::SuMax::insert_at` for any packet order at one packet per clock.
 //!
-//! Three arrays (`d = 3`) of `2^A` buckets; a bucket is a `SW`-bit flow-size cell, `DC`
+//! Three arrays (`d = 3`) of `2^A` buckets in `B` banks; a bucket is a `SW`-bit flow-size cell, `DC`
 //! delay cells of `DW` bits and two `TW`-bit max cells (max inter-arrival, last arrival),
 //! in the contract's `sumax_cell` order. The generics are checked against a
-//! [`SuMaxGeometry`] in [`SuMaxPipeline::new`]; [`SuMaxNic`] is the board's
-//! `SuMaxGeometry::nic_default()` (32-bit size, 8 x 16-bit delay cells, 32-bit time cells,
-//! 2^13 buckets). Array `i` is indexed by a [`crate::hash::HashUnit`] of the geometry's hash `i` (index =
+//! [`SuMaxGeometry`] in [`SuMaxPipeline::new`]; [`SuMaxNic`] (one bank, block `sumax`) and
+//! [`SuMaxBankedNic`] (two banks, the core's) are the board's `SuMaxGeometry::nic_default()`
+//! (32-bit size, 8 x 16-bit delay cells, 32-bit time cells, 2^13 buckets). Array `i` is indexed by a [`crate::hash::HashUnit`] of the geometry's hash `i` (index =
 //! top `A` bits, `hash::index`).
 //!
 //! # Pipeline
@@ -31,6 +31,18 @@
 //! Latency: [`LATENCY`] = 8 clocks from `key` to the last bucket write; `in_ready` is
 //! constant 1.
 //!
+//! # Banks
+//!
+//! With [`TWO_BANKS`](super::TWO_BANKS) every cell has two RAMs for the epoch scheme: the
+//! packet's `bank` (given with its key at cycle 0, the epoch engine's active bank at
+//! ingress) travels beside its bucket index (a 4-flop line, array `i` sees it at its s0
+//! `2 + i`), the forwarding compares (bank, bucket). The other bank's read ports serve the
+//! readout (`rd_bank`, `rd_addr`, `rd_cell`, any time the bank holds no packet) and its
+//! write ports the clear sweep (`clr`, `clr_bank`, `clr_addr`: zero every cell of that
+//! bucket). There is no engine inside: the core's governs every sketch; its drain must
+//! cover this pipeline's [`LATENCY`] plus any delay before `key`, its sweep `2^A` clocks.
+//! With [`ONE_BANK`](super::ONE_BANK) those inputs are unused (tie them low).
+//!
 //! # Ports
 //!
 //! | port | dir | width | meaning |
@@ -39,17 +51,22 @@
 //! | `key`, `key_valid` | in | 104, 1 | flow key (as the `hash` block) |
 //! | `t` | in | `TW` | the packet's time cell value (`SuMax::time_of`) |
 //! | `bin` | in | 8 | the packet's delay bin (`SuMax::delay_bin`) |
+//! | `bank` | in | 1 | the packet's bank, with `key` (two banks only) |
 //! | `in_ready` | out | 1 | constant 1 |
 //! | `packets` | out | 32 | packets fully applied since reset (wraps) |
 //! | `idle` | out | 1 | no packet in flight (readout may start) |
 //! | `done` | out | 1 | a packet's last write is happening (one per packet, in order) |
 //! | `size_inf`, `size` | out | 1, 32 | with `done`: the size running minimum after array 2 = `SuMax::query(key).size` after this insert (`size_inf`: every size cell overflowed) |
 //! | `delay_inf`, `delay` | out | 1, 32 | with `done`: the same for the packet's delay cell (`query(key).delay_hist[bin]`) |
+//! | `rd_bank` | in | 1 | readout bank (two banks only) |
 //! | `rd_addr`, `rd_cell` | in | `A`, 8 | readout bucket and cell index (all arrays; ignored by an array while a packet is at its s0) |
 //! | `rd_data{i}` | out | 32 | array `i`'s cell, zero-extended, [`READ_LATENCY`] clocks later |
+//! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | clear sweep (two banks only) |
 use super::hash_front::HashFront;
 use super::sumax_array::{self, SuMaxArray};
+use super::{ONE_BANK, TWO_BANKS};
 use crate::hash::{self, KEY_BITS};
+use crate::nic::{SUMAX_A, SUMAX_DC, SUMAX_DW, SUMAX_SW, SUMAX_TW};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::SuMaxGeometry;
 
@@ -61,14 +78,24 @@ pub const LATENCY: usize = hash::LATENCY + (ARRAYS - 1) + sumax_array::OMEGA_LAT
 pub const READ_LATENCY: usize = sumax_array::READ_LATENCY;
 /// Taps of the `t`/`bin` delay line: array `i` takes them at cycle `3 + i`.
 const TB_TAPS: usize = hash::LATENCY + ARRAYS;
+/// Taps of the bank delay line: array `i` takes the bank at its s0, cycle `2 + i`.
+const BANK_TAPS: usize = hash::LATENCY + ARRAYS - 1;
 
-/// The SuMax pipeline (see the module docs).
+/// The SuMax pipeline of `B` banks (see the module docs).
 #[derive(LogicBlock)]
-pub struct SuMaxPipeline<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> {
+pub struct SuMaxPipeline<
+    const SW: usize,
+    const DW: usize,
+    const DC: usize,
+    const TW: usize,
+    const A: usize,
+    const B: usize,
+> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub key: Signal<In, Bits<KEY_BITS>>,
     pub key_valid: Signal<In, Bit>,
+    pub bank: Signal<In, Bit>,
     pub t: Signal<In, Bits<TW>>,
     pub bin: Signal<In, Bits<8>>,
     pub in_ready: Signal<Out, Bit>,
@@ -79,28 +106,37 @@ pub struct SuMaxPipeline<const SW: usize, const DW: usize, const DC: usize, cons
     pub size: Signal<Out, Bits<32>>,
     pub delay_inf: Signal<Out, Bit>,
     pub delay: Signal<Out, Bits<32>>,
+    pub rd_bank: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<A>>,
     pub rd_cell: Signal<In, Bits<8>>,
     pub rd_data0: Signal<Out, Bits<32>>,
     pub rd_data1: Signal<Out, Bits<32>>,
     pub rd_data2: Signal<Out, Bits<32>>,
+    pub clr: Signal<In, Bit>,
+    pub clr_bank: Signal<In, Bit>,
+    pub clr_addr: Signal<In, Bits<A>>,
     front: HashFront<A, A, A>,
-    a0: SuMaxArray<SW, DW, DC, TW, A>,
-    a1: SuMaxArray<SW, DW, DC, TW, A>,
-    a2: SuMaxArray<SW, DW, DC, TW, A>,
+    a0: SuMaxArray<SW, DW, DC, TW, A, B>,
+    a1: SuMaxArray<SW, DW, DC, TW, A, B>,
+    a2: SuMaxArray<SW, DW, DC, TW, A, B>,
     // t / bin delay line: tap j holds the values that entered j + 1 clocks ago
     t_d: [DFF<Bits<TW>>; TB_TAPS],
     b_d: [DFF<Bits<8>>; TB_TAPS],
+    // bank delay line: tap j holds the bank of the packet that entered j + 1 clocks ago
+    bk: [DFF<Bit>; BANK_TAPS],
     count: DFF<Bits<32>>,
     one: Constant<Bits<32>>,
 }
 
-/// The board's pipeline: `SuMaxGeometry::nic_default()` (32-bit size, 8 x 16-bit delay
-/// cells, 32-bit time cells, 2^13 buckets per array).
-pub type SuMaxNic = SuMaxPipeline<32, 16, 8, 32, 13>;
+/// The board's pipeline, one bank (block `sumax`): `SuMaxGeometry::nic_default()` (32-bit
+/// size, 8 x 16-bit delay cells, 32-bit time cells, 2^13 buckets per array), as the named
+/// constants of [`crate::nic`].
+pub type SuMaxNic = SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, ONE_BANK>;
+/// The board's pipeline, two banks (the core's).
+pub type SuMaxBankedNic = SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, TWO_BANKS>;
 
-impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize>
-    SuMaxPipeline<SW, DW, DC, TW, A>
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize, const B: usize>
+    SuMaxPipeline<SW, DW, DC, TW, A, B>
 {
     /// The pipeline for `geometry`, which must have 3 arrays, `2^A` buckets and exactly
     /// these cell widths; the hashes are the geometry's.
@@ -127,6 +163,7 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             reset: Default::default(),
             key: Default::default(),
             key_valid: Default::default(),
+            bank: Default::default(),
             t: Default::default(),
             bin: Default::default(),
             in_ready: Default::default(),
@@ -137,25 +174,30 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             size: Default::default(),
             delay_inf: Default::default(),
             delay: Default::default(),
+            rd_bank: Default::default(),
             rd_addr: Default::default(),
             rd_cell: Default::default(),
             rd_data0: Default::default(),
             rd_data1: Default::default(),
             rd_data2: Default::default(),
+            clr: Default::default(),
+            clr_bank: Default::default(),
+            clr_addr: Default::default(),
             front: HashFront::new([&geometry.hashes[0], &geometry.hashes[1], &geometry.hashes[2]]),
             a0: SuMaxArray::new(),
             a1: SuMaxArray::new(),
             a2: SuMaxArray::new(),
             t_d: Default::default(),
             b_d: Default::default(),
+            bk: Default::default(),
             count: Default::default(),
             one: Constant::new(1u64.to_bits()),
         })
     }
 }
 
-impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> Logic
-    for SuMaxPipeline<SW, DW, DC, TW, A>
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize, const B: usize> Logic
+    for SuMaxPipeline<SW, DW, DC, TW, A, B>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -176,10 +218,21 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             self.t_d[j].d.next = self.t_d[j - 1].q.val();
             self.b_d[j].d.next = self.b_d[j - 1].q.val();
         }
+        self.bk[0].clock.next = self.clock.val();
+        self.bk[0].d.next = self.bank.val();
+        for j in 1..BANK_TAPS {
+            self.bk[j].clock.next = self.clock.val();
+            self.bk[j].d.next = self.bk[j - 1].q.val();
+        }
         // Array 0: both omegas INF.
         self.a0.clock.next = self.clock.val();
         self.a0.reset.next = self.reset.val();
         self.a0.valid.next = self.front.valid0.val();
+        self.a0.bank.next = self.bk[1].q.val();
+        self.a0.rd_bank.next = self.rd_bank.val();
+        self.a0.clr.next = self.clr.val();
+        self.a0.clr_bank.next = self.clr_bank.val();
+        self.a0.clr_addr.next = self.clr_addr.val();
         self.a0.addr.next = self.front.index0.val();
         self.a0.t.next = self.t_d[2].q.val();
         self.a0.bin.next = self.b_d[2].q.val();
@@ -194,6 +247,11 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         self.a1.clock.next = self.clock.val();
         self.a1.reset.next = self.reset.val();
         self.a1.valid.next = self.front.valid1.val();
+        self.a1.bank.next = self.bk[2].q.val();
+        self.a1.rd_bank.next = self.rd_bank.val();
+        self.a1.clr.next = self.clr.val();
+        self.a1.clr_bank.next = self.clr_bank.val();
+        self.a1.clr_addr.next = self.clr_addr.val();
         self.a1.addr.next = self.front.index1.val();
         self.a1.t.next = self.t_d[3].q.val();
         self.a1.bin.next = self.b_d[3].q.val();
@@ -208,6 +266,11 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         self.a2.clock.next = self.clock.val();
         self.a2.reset.next = self.reset.val();
         self.a2.valid.next = self.front.valid2.val();
+        self.a2.bank.next = self.bk[3].q.val();
+        self.a2.rd_bank.next = self.rd_bank.val();
+        self.a2.clr.next = self.clr.val();
+        self.a2.clr_bank.next = self.clr_bank.val();
+        self.a2.clr_addr.next = self.clr_addr.val();
         self.a2.addr.next = self.front.index2.val();
         self.a2.t.next = self.t_d[4].q.val();
         self.a2.bin.next = self.b_d[4].q.val();
@@ -260,8 +323,21 @@ mod tests {
 
     #[test]
     fn latency_matches_tower() {
-        assert_eq!(LATENCY, 8);
-        assert_eq!(READ_LATENCY, 3);
-        assert_eq!(TB_TAPS, 5);
+        assert_eq!((LATENCY, READ_LATENCY, TB_TAPS, BANK_TAPS), (8, 3, 5, 4));
+    }
+
+    /// Both bank counts build and pass rust-hdl's connection checks (on a big stack: the
+    /// structs are large).
+    #[test]
+    fn both_bank_counts_build_and_check() {
+        crate::core_top::big_stack(|| {
+            assert!(SuMaxBankedNic::new(&SuMaxGeometry::with_depth(3, 1 << 12)).is_err());
+            let mut p = Box::new(SuMaxNic::new(&SuMaxGeometry::nic_default()).unwrap());
+            p.connect_all();
+            assert!(check_all(&*p).is_ok());
+            let mut p = Box::new(SuMaxBankedNic::new(&SuMaxGeometry::nic_default()).unwrap());
+            p.connect_all();
+            assert!(check_all(&*p).is_ok());
+        });
     }
 }

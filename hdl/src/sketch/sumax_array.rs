@@ -1,18 +1,19 @@
-//! `SuMaxArray<SW, DW, DC, TW, A>`: one SuMax array of `2^A` buckets, each bucket a flow-size
-//! sum cell (`SW` bits), `DC` delay sum cells (`DW` bits) and the two max cells (`TW` bits),
-//! updated read-modify-write at one packet per clock with full forwarding.
+//! `SuMaxArray<SW, DW, DC, TW, A, B>`: one SuMax array of `2^A` buckets, each bucket a
+//! flow-size sum cell (`SW` bits), `DC` delay sum cells (`DW` bits) and the two max cells
+//! (`TW` bits), in `B` banks, updated read-modify-write at one packet per clock with full
+//! forwarding.
 //!
 //! # Structure: one lane per cell
 //!
 //! A bucket is not one wide RAM word but one RAM per cell ("lane"), all addressed by the same
 //! bucket index in lock step:
 //!
-//! - the size cell is a [`CounterArray<SW, A>`](super::array::CounterArray) fed the size omega;
-//! - each delay cell `j` is a `CounterArray<DW, A>`; the packet's bin selects which lane gets
+//! - the size cell is a [`CounterArray<SW, A, B>`](super::array::CounterArray) fed the size omega;
+//! - each delay cell `j` is a `CounterArray<DW, A, B>`; the packet's bin selects which lane gets
 //!   the delay omega. The others get `omega = 0` (finite), so `v < omega` is false: they write
 //!   their cell back unchanged (keeping their forwarding window exact) and their `omega_out`
 //!   is `0`. The delay omega after this array is therefore the OR of all lanes' `omega_out`;
-//! - the max cells are a [`TimeCells<TW, A>`](super::sumax_time::TimeCells).
+//! - the max cells are a [`TimeCells<TW, A, B>`](super::sumax_time::TimeCells).
 //!
 //! Every lane forwards its own last three writes with the same stage timing, so the array is
 //! exactly the sequential `SuMax::insert_at` for any packet order. The block RAM count is the
@@ -30,19 +31,28 @@
 //! | c+2 | compute: `omega_*` consumed |
 //! | c+3 | write; `omega_*_out` valid; `done` |
 //!
+//! # Banks
+//!
+//! Every lane has the array's `B` banks (see [`super::array`]) and is fed the packet's
+//! `bank` bit with its bucket; the readout (`rd_bank`, `rd_addr`, `rd_cell`) and the clear
+//! sweep (`clr`, `clr_bank`, `clr_addr`) go to every lane. With one bank those inputs are
+//! unused (the lanes mask them).
+//!
 //! # Ports
 //!
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
 //! | `clock`, `reset` | in | 1 | clock; synchronous reset of the valid bits |
-//! | `valid`, `addr` | in | 1, `A` | a packet's bucket (s0) |
+//! | `valid`, `bank`, `addr` | in | 1, 1, `A` | a packet's bank and bucket (s0) |
 //! | `t`, `bin` | in | `TW`, 8 | its time and delay bin, at s1 (a bin `>= DC` updates no delay cell) |
 //! | `omega_size_inf`, `omega_size` | in | 1, 32 | size running minimum, at s2 |
 //! | `omega_delay_inf`, `omega_delay` | in | 1, 32 | delay running minimum, at s2 |
 //! | `omega_size_out_inf`, `omega_size_out`, `omega_delay_out_inf`, `omega_delay_out` | out | | after this array, at s3 |
 //! | `done`, `busy` | out | 1 | a packet is written (s3) / in s0..s2 |
+//! | `rd_bank` | in | 1 | readout bank (holds no packet at s0) |
 //! | `rd_addr`, `rd_cell` | in | `A`, 8 | readout bucket and cell (`sumax_cell` order: size, delays, interval, last) |
 //! | `rd_data` | out | 32 | that cell, [`READ_LATENCY`] clocks later (0 for a cell index beyond the bucket) |
+//! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | clear sweep: zero every cell of bucket `clr_addr` of bank `clr_bank` (two banks only) |
 use super::array::{self, CounterArray};
 use super::sumax_time::TimeCells;
 use crate::arith::Widen;
@@ -53,12 +63,20 @@ pub const READ_LATENCY: usize = array::READ_LATENCY + 1;
 /// Clocks from s0 to `omega_*_out`.
 pub const OMEGA_LATENCY: usize = array::OMEGA_LATENCY;
 
-/// One SuMax array (see the module docs).
+/// One SuMax array of `B` banks (see the module docs).
 #[derive(LogicBlock)]
-pub struct SuMaxArray<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> {
+pub struct SuMaxArray<
+    const SW: usize,
+    const DW: usize,
+    const DC: usize,
+    const TW: usize,
+    const A: usize,
+    const B: usize,
+> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub valid: Signal<In, Bit>,
+    pub bank: Signal<In, Bit>,
     pub addr: Signal<In, Bits<A>>,
     pub t: Signal<In, Bits<TW>>,
     pub bin: Signal<In, Bits<8>>,
@@ -72,12 +90,16 @@ pub struct SuMaxArray<const SW: usize, const DW: usize, const DC: usize, const T
     pub omega_delay_out: Signal<Out, Bits<32>>,
     pub done: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
+    pub rd_bank: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<A>>,
     pub rd_cell: Signal<In, Bits<8>>,
     pub rd_data: Signal<Out, Bits<32>>,
-    size: CounterArray<SW, A>,
-    delay: [CounterArray<DW, A>; DC],
-    times: TimeCells<TW, A>,
+    pub clr: Signal<In, Bit>,
+    pub clr_bank: Signal<In, Bit>,
+    pub clr_addr: Signal<In, Bits<A>>,
+    size: CounterArray<SW, A, B>,
+    delay: [CounterArray<DW, A, B>; DC],
+    times: TimeCells<TW, A, B>,
     t2: DFF<Bits<TW>>,
     dsel: [DFF<Bit>; DC],
     // OR-reduction of the delay lanes' omega outputs and status (index j = lanes 0..=j)
@@ -103,8 +125,8 @@ pub struct SuMaxArray<const SW: usize, const DW: usize, const DC: usize, const T
     cell_last: Constant<Bits<8>>,
 }
 
-impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize>
-    SuMaxArray<SW, DW, DC, TW, A>
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize, const B: usize>
+    SuMaxArray<SW, DW, DC, TW, A, B>
 {
     pub fn new() -> Self {
         assert!((1..=253).contains(&DC), "delay cells DC={DC} must be 1..=253 (8-bit cell index)");
@@ -112,6 +134,7 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             clock: Default::default(),
             reset: Default::default(),
             valid: Default::default(),
+            bank: Default::default(),
             addr: Default::default(),
             t: Default::default(),
             bin: Default::default(),
@@ -125,9 +148,13 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             omega_delay_out: Default::default(),
             done: Default::default(),
             busy: Default::default(),
+            rd_bank: Default::default(),
             rd_addr: Default::default(),
             rd_cell: Default::default(),
             rd_data: Default::default(),
+            clr: Default::default(),
+            clr_bank: Default::default(),
+            clr_addr: Default::default(),
             size: CounterArray::new(),
             delay: std::array::from_fn(|_| CounterArray::new()),
             times: TimeCells::new(),
@@ -153,16 +180,16 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
     }
 }
 
-impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> Default
-    for SuMaxArray<SW, DW, DC, TW, A>
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize, const B: usize>
+    Default for SuMaxArray<SW, DW, DC, TW, A, B>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize> Logic
-    for SuMaxArray<SW, DW, DC, TW, A>
+impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A: usize, const B: usize> Logic
+    for SuMaxArray<SW, DW, DC, TW, A, B>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -177,6 +204,11 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         self.size.clock.next = self.clock.val();
         self.size.reset.next = self.reset.val();
         self.size.valid.next = self.valid.val();
+        self.size.bank.next = self.bank.val();
+        self.size.rd_bank.next = self.rd_bank.val();
+        self.size.clr.next = self.clr.val();
+        self.size.clr_bank.next = self.clr_bank.val();
+        self.size.clr_addr.next = self.clr_addr.val();
         self.size.addr.next = self.addr.val();
         self.size.omega_inf.next = self.omega_size_inf.val();
         self.size.omega.next = self.omega_size.val();
@@ -187,6 +219,11 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
             self.delay[j].clock.next = self.clock.val();
             self.delay[j].reset.next = self.reset.val();
             self.delay[j].valid.next = self.valid.val();
+            self.delay[j].bank.next = self.bank.val();
+            self.delay[j].rd_bank.next = self.rd_bank.val();
+            self.delay[j].clr.next = self.clr.val();
+            self.delay[j].clr_bank.next = self.clr_bank.val();
+            self.delay[j].clr_addr.next = self.clr_addr.val();
             self.delay[j].addr.next = self.addr.val();
             if self.dsel[j].q.val() {
                 self.delay[j].omega_inf.next = self.omega_delay_inf.val();
@@ -212,6 +249,11 @@ impl<const SW: usize, const DW: usize, const DC: usize, const TW: usize, const A
         self.times.clock.next = self.clock.val();
         self.times.reset.next = self.reset.val();
         self.times.valid.next = self.valid.val();
+        self.times.bank.next = self.bank.val();
+        self.times.rd_bank.next = self.rd_bank.val();
+        self.times.clr.next = self.clr.val();
+        self.times.clr_bank.next = self.clr_bank.val();
+        self.times.clr_addr.next = self.clr_addr.val();
         self.times.addr.next = self.addr.val();
         self.times.t.next = self.t2.q.val();
         self.times.rd_addr.next = self.rd_addr.val();

@@ -1,6 +1,6 @@
 //! `TimeRmw<TW, A>`: the read-modify-write datapath of one SuMax array's two max cells
 //! (LightGuardian 4.4), without the RAMs: [`super::sumax_time::TimeCells`] puts it behind
-//! one RAM per cell, [`super::sumax_banked_time::BankedTimeCells`] behind two (one per bank).
+//! one RAM per cell and bank (one bank, or two for the epoch scheme).
 //! Same stages and the same [`ForwardTrack`] as the counter arrays; both cells share it.
 //!
 //! # Update rule (`host::sketch::sumax::SuMax::insert_at`)

@@ -2,7 +2,9 @@
 //! ACU insertion) for any packet order at one packet per clock.
 //!
 //! Three arrays (`d = 3`, the contract's FPGA geometry; widths `W0..W2`, depths `2^A0..2^A2`
-//! as const generics, checked against a [`TowerGeometry`] in [`TowerPipeline::new`]). Array
+//! as const generics, checked against a [`TowerGeometry`] in [`TowerPipeline::new`]), each
+//! in `B` banks ([`super::ONE_BANK`]: block `tower`; [`super::TWO_BANKS`]: the epoch
+//! sketch of [`super::tower_banked`] and the core). Array
 //! `i` is indexed by a [`crate::hash::HashUnit`] of the geometry's hash (family member `i`), index = top
 //! `Ai` bits of the CRC (`hash::index` for a power-of-two depth).
 //!
@@ -41,11 +43,22 @@
 //! | `rd_addr{i}` | in | `Ai` | readout address of array `i` (ignored while a packet passes s0 of array `i`) |
 //! | `rd_data{i}` | out | `Wi` | counter at `rd_addr{i}`, [`READ_LATENCY`] clocks later |
 //!
-//! The readout port is the debug/readout window: a plain read of the same RAM port the
-//! packets use, meant for an idle pipeline.
+//! | `bank` | in | 1 | the packet's bank, with `key` (two banks only) |
+//! | `rd_bank` | in | 1 | readout bank (two banks only: the bank must hold no packet) |
+//! | `clr`, `clr_bank`, `clr_addr{i}` | in | 1, 1, `Ai` | clear sweep: zero counter `clr_addr{i}` of bank `clr_bank` in array `i` (two banks only) |
+//!
+//! With one bank the readout port is the debug/readout window: a plain read of the same RAM
+//! port the packets use, meant for an idle pipeline. With two, each packet's bank travels
+//! beside its index (a 4-flop line: array `i` sees it at its s0, cycle `2 + i`), each
+//! array's forwarding compares (bank, address), and the idle bank's read and write ports
+//! serve the readout and the clear sweep while the active bank takes one packet per clock
+//! ([`super::array`]). The hash units, the staggering and the omega chain are shared by the
+//! banks (two whole pipelines would duplicate the hash units, the bulk of the logic).
 use super::array::{self, CounterArray};
 use super::hash_front::HashFront;
+use super::ONE_BANK;
 use crate::hash::{self, KEY_BITS};
+use crate::nic::{TOWER_A0, TOWER_A1, TOWER_A2, TOWER_W0, TOWER_W1, TOWER_W2};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::TowerGeometry;
 
@@ -60,8 +73,10 @@ pub const READ_LATENCY: usize = array::READ_LATENCY;
 const MODE_DELAY: usize = hash::LATENCY + ARRAYS;
 /// Length of the mode delay line.
 const MODE_TAPS: usize = MODE_DELAY + 1;
+/// Taps of the bank delay line: array `i` takes the bank at its s0, cycle `2 + i`.
+pub(crate) const BANK_TAPS: usize = hash::LATENCY + ARRAYS - 1;
 
-/// The TowerSketch pipeline (see the module docs).
+/// The TowerSketch pipeline of `B` banks (see the module docs).
 #[derive(LogicBlock)]
 pub struct TowerPipeline<
     const W0: usize,
@@ -70,35 +85,46 @@ pub struct TowerPipeline<
     const A1: usize,
     const W2: usize,
     const A2: usize,
+    const B: usize,
 > {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub key: Signal<In, Bits<KEY_BITS>>,
     pub key_valid: Signal<In, Bit>,
     pub acu: Signal<In, Bit>,
+    pub bank: Signal<In, Bit>,
     pub in_ready: Signal<Out, Bit>,
     pub packets: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
     pub done: Signal<Out, Bit>,
     pub estimate_inf: Signal<Out, Bit>,
     pub estimate: Signal<Out, Bits<32>>,
+    pub rd_bank: Signal<In, Bit>,
     pub rd_addr0: Signal<In, Bits<A0>>,
     pub rd_data0: Signal<Out, Bits<W0>>,
     pub rd_addr1: Signal<In, Bits<A1>>,
     pub rd_data1: Signal<Out, Bits<W1>>,
     pub rd_addr2: Signal<In, Bits<A2>>,
     pub rd_data2: Signal<Out, Bits<W2>>,
+    pub clr: Signal<In, Bit>,
+    pub clr_bank: Signal<In, Bit>,
+    pub clr_addr0: Signal<In, Bits<A0>>,
+    pub clr_addr1: Signal<In, Bits<A1>>,
+    pub clr_addr2: Signal<In, Bits<A2>>,
     front: HashFront<A0, A1, A2>,
-    a0: CounterArray<W0, A0>,
-    a1: CounterArray<W1, A1>,
-    a2: CounterArray<W2, A2>,
+    a0: CounterArray<W0, A0, B>,
+    a1: CounterArray<W1, A1, B>,
+    a2: CounterArray<W2, A2, B>,
     mode: [DFF<Bit>; MODE_TAPS],
+    // bank delay line: tap j holds the bank of the packet that entered j + 1 clocks ago
+    bk: [DFF<Bit>; BANK_TAPS],
     count: DFF<Bits<32>>,
     one: Constant<Bits<32>>,
 }
 
-/// The board's pipeline: SketchINT's FPGA geometry (8/16/32-bit counters, 2^16/2^15/2^14).
-pub type TowerFpga = TowerPipeline<8, 16, 16, 15, 32, 14>;
+/// The board's pipeline, one bank (block `tower`): SketchINT's FPGA geometry (8/16/32-bit
+/// counters, 2^16/2^15/2^14) as the named constants of [`crate::nic`].
+pub type TowerFpga = TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, ONE_BANK>;
 
 impl<
         const W0: usize,
@@ -107,7 +133,8 @@ impl<
         const A1: usize,
         const W2: usize,
         const A2: usize,
-    > TowerPipeline<W0, A0, W1, A1, W2, A2>
+        const B: usize,
+    > TowerPipeline<W0, A0, W1, A1, W2, A2, B>
 {
     /// The pipeline for `geometry`, which must have 3 arrays of exactly these widths and
     /// power-of-two depths; the hashes are the geometry's.
@@ -131,18 +158,25 @@ impl<
             key: Default::default(),
             key_valid: Default::default(),
             acu: Default::default(),
+            bank: Default::default(),
             in_ready: Default::default(),
             packets: Default::default(),
             idle: Default::default(),
             done: Default::default(),
             estimate_inf: Default::default(),
             estimate: Default::default(),
+            rd_bank: Default::default(),
             rd_addr0: Default::default(),
             rd_data0: Default::default(),
             rd_addr1: Default::default(),
             rd_data1: Default::default(),
             rd_addr2: Default::default(),
             rd_data2: Default::default(),
+            clr: Default::default(),
+            clr_bank: Default::default(),
+            clr_addr0: Default::default(),
+            clr_addr1: Default::default(),
+            clr_addr2: Default::default(),
             front: HashFront::new([
                 &geometry.arrays[0].hash,
                 &geometry.arrays[1].hash,
@@ -152,6 +186,7 @@ impl<
             a1: CounterArray::new(),
             a2: CounterArray::new(),
             mode: Default::default(),
+            bk: Default::default(),
             count: Default::default(),
             one: Constant::new(1u64.to_bits()),
         })
@@ -165,7 +200,8 @@ impl<
         const A1: usize,
         const W2: usize,
         const A2: usize,
-    > Logic for TowerPipeline<W0, A0, W1, A1, W2, A2>
+        const B: usize,
+    > Logic for TowerPipeline<W0, A0, W1, A1, W2, A2, B>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -182,6 +218,13 @@ impl<
             self.mode[j].clock.next = self.clock.val();
             self.mode[j].d.next = self.mode[j - 1].q.val();
         }
+        // Bank delay line: bk[j] holds the bank of the packet that entered j + 1 clocks ago.
+        self.bk[0].clock.next = self.clock.val();
+        self.bk[0].d.next = self.bank.val();
+        for j in 1..BANK_TAPS {
+            self.bk[j].clock.next = self.clock.val();
+            self.bk[j].d.next = self.bk[j - 1].q.val();
+        }
         // Array 0: omega is INF for every packet.
         self.a0.clock.next = self.clock.val();
         self.a0.reset.next = self.reset.val();
@@ -189,7 +232,12 @@ impl<
         self.a0.addr.next = self.front.index0.val();
         self.a0.omega_inf.next = true;
         self.a0.omega.next = 0.into();
+        self.a0.bank.next = self.bk[1].q.val();
+        self.a0.rd_bank.next = self.rd_bank.val();
         self.a0.rd_addr.next = self.rd_addr0.val();
+        self.a0.clr.next = self.clr.val();
+        self.a0.clr_bank.next = self.clr_bank.val();
+        self.a0.clr_addr.next = self.clr_addr0.val();
         self.rd_data0.next = self.a0.rd_data.val();
         // Array 1: omega of array 0 in ACU mode (mode[4] = the mode of the packet at a1's s2).
         self.a1.clock.next = self.clock.val();
@@ -198,7 +246,12 @@ impl<
         self.a1.addr.next = self.front.index1.val();
         self.a1.omega_inf.next = self.a0.omega_out_inf.val() | !self.mode[4].q.val();
         self.a1.omega.next = self.a0.omega_out.val();
+        self.a1.bank.next = self.bk[2].q.val();
+        self.a1.rd_bank.next = self.rd_bank.val();
         self.a1.rd_addr.next = self.rd_addr1.val();
+        self.a1.clr.next = self.clr.val();
+        self.a1.clr_bank.next = self.clr_bank.val();
+        self.a1.clr_addr.next = self.clr_addr1.val();
         self.rd_data1.next = self.a1.rd_data.val();
         // Array 2: omega of array 1 (mode[5]).
         self.a2.clock.next = self.clock.val();
@@ -207,7 +260,12 @@ impl<
         self.a2.addr.next = self.front.index2.val();
         self.a2.omega_inf.next = self.a1.omega_out_inf.val() | !self.mode[5].q.val();
         self.a2.omega.next = self.a1.omega_out.val();
+        self.a2.bank.next = self.bk[3].q.val();
+        self.a2.rd_bank.next = self.rd_bank.val();
         self.a2.rd_addr.next = self.rd_addr2.val();
+        self.a2.clr.next = self.clr.val();
+        self.a2.clr_bank.next = self.clr_bank.val();
+        self.a2.clr_addr.next = self.clr_addr2.val();
         self.rd_data2.next = self.a2.rd_data.val();
         // Status.
         if self.reset.val() {
@@ -249,6 +307,6 @@ mod tests {
     #[test]
     fn latency_is_hash_plus_stagger_plus_array() {
         assert_eq!(LATENCY, 8);
-        assert_eq!(MODE_DELAY, 5);
+        assert_eq!((MODE_DELAY, BANK_TAPS), (5, 4));
     }
 }
