@@ -29,10 +29,13 @@ pub fn port_file(dir: &Path, port: u32, dir_kind: &str) -> std::path::PathBuf {
     dir.join(format!("p{port}_{dir_kind}.pcap"))
 }
 
+/// Frames (timestamp in ns, bytes) by port.
+pub type PortFrames = BTreeMap<u32, Vec<(u64, Vec<u8>)>>;
+
 /// Frames of a capture grouped by interface (port), in file order.
-pub fn frames_by_port(path: &Path) -> Result<BTreeMap<u32, Vec<(u64, Vec<u8>)>>> {
+pub fn frames_by_port(path: &Path) -> Result<PortFrames> {
     let mut r = CaptureReader::open(path).with_context(|| format!("open {}", path.display()))?;
-    let mut out: BTreeMap<u32, Vec<(u64, Vec<u8>)>> = BTreeMap::new();
+    let mut out = PortFrames::new();
     while let Some(f) = r.next_frame().with_context(|| format!("read {}", path.display()))? {
         anyhow::ensure!(
             f.data.len() == f.orig_len as usize,

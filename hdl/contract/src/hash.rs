@@ -74,7 +74,8 @@ pub fn member(i: usize) -> CrcParams {
 /// The switches' ECMP hash of the 13-byte flow key: CRC-32/ISO-HDLC (the Ethernet FCS CRC,
 /// v1model's `HashAlgorithm.crc32`). Reflected, so it is none of the [`FAMILY`] members the
 /// sketches index with: which next hop a flow took says nothing about its sketch cells.
-pub const ECMP: CrcParams = CrcParams { poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, xorout: 0xFFFF_FFFF, refin: true, refout: true };
+pub const ECMP: CrcParams =
+    CrcParams { poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, xorout: 0xFFFF_FFFF, refin: true, refout: true };
 
 /// The ECMP group member a hash selects among `count`: `hash % count`, as v1model's `hash`
 /// extern computes `base + hash % max`.

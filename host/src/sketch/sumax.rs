@@ -11,11 +11,11 @@
 
 use super::cell::{omega_step, value, INF};
 use super::hashing::HashBank;
-use smartnic_contract::packing::PackedBits;
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
 use smartnic_contract::hash::index;
 use smartnic_contract::interval;
+use smartnic_contract::packing::PackedBits;
 use smartnic_contract::FlowKey;
 
 /// Position of one cell inside a bucket.

@@ -6,9 +6,9 @@
 
 use super::cell::{self, omega_step, value, INF};
 use super::hashing::HashBank;
-use smartnic_contract::packing::PackedBits;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::hash::index;
+use smartnic_contract::packing::PackedBits;
 use smartnic_contract::FlowKey;
 
 /// Most arrays a sketch may have (bounds the stack buffers of the hot path).
