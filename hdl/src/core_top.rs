@@ -70,28 +70,12 @@ use rust_hdl::prelude::*;
 use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 
-/// The core (see the module docs). Generics: the tower's (`W0, A0, W1, A1, W2, A2` as
-/// [`TowerPipeline`], `AM` the widest `Ai`: the engine's sweep and the window index),
-/// SuMax's (`SW, DW, DC, TW, SA` as [`SuMaxPipeline`]'s `A`) and the register file's
-/// (`A, IW, NW` as [`RegisterFile`]).
+/// The core (see the module docs): the board's configuration, every width and address
+/// size a named constant of [`crate::nic`] (`TOWER_*`, `SUMAX_*`, `REGS_*`) rather than a
+/// const generic, so a new sketch adds its constants there, not positional generics here.
+/// The sketches' own tests cover other geometries block by block.
 #[derive(LogicBlock)]
-pub struct Core<
-    const W0: usize,
-    const A0: usize,
-    const W1: usize,
-    const A1: usize,
-    const W2: usize,
-    const A2: usize,
-    const AM: usize,
-    const SW: usize,
-    const DW: usize,
-    const DC: usize,
-    const TW: usize,
-    const SA: usize,
-    const A: usize,
-    const IW: usize,
-    const NW: usize,
-> {
+pub struct Core {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     // AXI-Stream
@@ -103,7 +87,7 @@ pub struct Core<
     pub tready: Signal<Out, Bit>,
     pub now: Signal<In, Bits<64>>,
     // AXI4-Lite
-    pub awaddr: Signal<In, Bits<A>>,
+    pub awaddr: Signal<In, Bits<REGS_A>>,
     pub awvalid: Signal<In, Bit>,
     pub awready: Signal<Out, Bit>,
     pub wdata: Signal<In, Bits<32>>,
@@ -113,7 +97,7 @@ pub struct Core<
     pub bresp: Signal<Out, Bits<2>>,
     pub bvalid: Signal<Out, Bit>,
     pub bready: Signal<In, Bit>,
-    pub araddr: Signal<In, Bits<A>>,
+    pub araddr: Signal<In, Bits<REGS_A>>,
     pub arvalid: Signal<In, Bit>,
     pub arready: Signal<Out, Bit>,
     pub rdata: Signal<Out, Bits<32>>,
@@ -135,21 +119,21 @@ pub struct Core<
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
     parser: Parser,
-    engine: EpochEngine<AM>,
-    tower: TowerPipeline<W0, A0, W1, A1, W2, A2, TWO_BANKS>,
-    window: TowerWindow<W0, A0, W1, A1, W2, A2, AM>,
-    sumax: SuMaxPipeline<SW, DW, DC, TW, SA, TWO_BANKS>,
+    engine: EpochEngine<TOWER_AM>,
+    tower: TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TWO_BANKS>,
+    window: TowerWindow<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TOWER_AM>,
+    sumax: SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, TWO_BANKS>,
     dbin: DelayBin<32>,
-    cidx: CellIndex<IW, SA>,
-    regs: RegisterFile<A, IW, NW>,
+    cidx: CellIndex<REGS_IW, SUMAX_A>,
+    regs: RegisterFile<REGS_A, REGS_IW, REGS_NW>,
     ing_valid: DFF<Bit>,
     ing_key: DFF<Bits<104>>,
-    ing_t: DFF<Bits<TW>>,
+    ing_t: DFF<Bits<SUMAX_TW>>,
     ing_delay: DFF<Bits<32>>,
     // SuMax ingress delay line (the delay bin's latency): tap j = ingress j + 1 clocks ago
     sm_valid: [DFF<Bit>; SM_DELAY],
     sm_key: [DFF<Bits<104>>; SM_DELAY],
-    sm_t: [DFF<Bits<TW>>; SM_DELAY],
+    sm_t: [DFF<Bits<SUMAX_TW>>; SM_DELAY],
     sm_bank: [DFF<Bit>; SM_DELAY],
     // SuMax window readout: request valid and window select, then the answer register
     sw_v: [DFF<Bit>; SW_LATENCY],
@@ -157,7 +141,7 @@ pub struct Core<
     sw_q: DFF<Bits<32>>,
     tower_req: Signal<Local, Bit>,
     sink_ts: Sink<64>,
-    sink_clr: Sink<AM>,
+    sink_clr: Sink<TOWER_AM>,
     // The sketches' packet counts: the engine counts packets per epoch instead.
     sink_packets: Sink<32>,
     sink_tower_packets: Sink<32>,
@@ -185,43 +169,10 @@ pub const CORE_DRAIN: usize =
 pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
 
 /// The board's core: SketchINT's FPGA tower (two banks), the NIC SuMax (two banks), the
-/// default register map; every generic is a named constant of [`crate::nic`].
-pub type CoreNic = Core<
-    TOWER_W0,
-    TOWER_A0,
-    TOWER_W1,
-    TOWER_A1,
-    TOWER_W2,
-    TOWER_A2,
-    TOWER_AM,
-    SUMAX_SW,
-    SUMAX_DW,
-    SUMAX_DC,
-    SUMAX_TW,
-    SUMAX_A,
-    REGS_A,
-    REGS_IW,
-    REGS_NW,
->;
+/// default register map (the name the simulator and tests use).
+pub type CoreNic = Core;
 
-impl<
-        const W0: usize,
-        const A0: usize,
-        const W1: usize,
-        const A1: usize,
-        const W2: usize,
-        const A2: usize,
-        const AM: usize,
-        const SW: usize,
-        const DW: usize,
-        const DC: usize,
-        const TW: usize,
-        const SA: usize,
-        const A: usize,
-        const IW: usize,
-        const NW: usize,
-    > Core<W0, A0, W1, A1, W2, A2, AM, SW, DW, DC, TW, SA, A, IW, NW>
-{
+impl Core {
     /// The core for `tower` (checked against the generics by [`TowerPipeline::new`]) behind
     /// register map `map` (checked by [`RegisterFile::new`]; its tower geometry must be
     /// `tower`).
@@ -231,10 +182,7 @@ impl<
         // Validates the geometry (the contract's rule that time cells fit the timestamp
         // included) and checks `TW` is its time width.
         let sm = SuMaxPipeline::new(sumax)?;
-        if SA > AM {
-            return Err(format!("SuMax address bits {SA} > tower address bits AM = {AM} (the clear sweep)"));
-        }
-        let cells = 3 + DC as u32;
+        let cells = 3 + SUMAX_DC as u32;
         if map.layout.sumax_windows.len() != sumax.hashes.len() {
             return Err(format!(
                 "the map has {} SuMax windows, the SuMax {} arrays",
@@ -249,9 +197,6 @@ impl<
                 map.layout.tower_windows.len(),
                 tower.arrays.len()
             ));
-        }
-        if IW < AM {
-            return Err(format!("window index bits IW = {IW} < tower address bits AM = {AM}"));
         }
         Ok(Core {
             clock: Default::default(),
@@ -364,24 +309,7 @@ pub fn nic_verilog() -> Result<String, String> {
 /// Clocks from a window request to its answer (the tower's readout latency).
 pub const WINDOW_LATENCY: usize = tower_window::RO_LATENCY;
 
-impl<
-        const W0: usize,
-        const A0: usize,
-        const W1: usize,
-        const A1: usize,
-        const W2: usize,
-        const A2: usize,
-        const AM: usize,
-        const SW: usize,
-        const DW: usize,
-        const DC: usize,
-        const TW: usize,
-        const SA: usize,
-        const A: usize,
-        const IW: usize,
-        const NW: usize,
-    > Logic for Core<W0, A0, W1, A1, W2, A2, AM, SW, DW, DC, TW, SA, A, IW, NW>
-{
+impl Logic for Core {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, ing_valid, ing_key, ing_t, ing_delay, sw_q, bytes);
@@ -403,7 +331,7 @@ impl<
         self.ing_key.d.next = self.parser.d_key.val();
         // SuMax inputs: the time cell value and the INT delay (saturated to 32 bits: every
         // delay >= 2^32 ns is in the last bin anyway).
-        self.ing_t.d.next = self.parser.d_ts.val().get_bits::<TW>(self.t_shift.val().index());
+        self.ing_t.d.next = self.parser.d_ts.val().get_bits::<SUMAX_TW>(self.t_shift.val().index());
         if self.parser.d_delay.val().get_bits::<32>(32) == self.zero32.val() {
             self.ing_delay.d.next = self.parser.d_delay.val().get_bits::<32>(0);
         } else {
@@ -434,9 +362,9 @@ impl<
         self.tower.rd_bank.next = !self.engine.active_bank.val();
         self.tower.clr.next = self.engine.clr.val();
         self.tower.clr_bank.next = self.engine.clr_bank.val();
-        self.tower.clr_addr0.next = self.engine.clr_addr.val().get_bits::<A0>(0);
-        self.tower.clr_addr1.next = self.engine.clr_addr.val().get_bits::<A1>(0);
-        self.tower.clr_addr2.next = self.engine.clr_addr.val().get_bits::<A2>(0);
+        self.tower.clr_addr0.next = self.engine.clr_addr.val().get_bits::<TOWER_A0>(0);
+        self.tower.clr_addr1.next = self.engine.clr_addr.val().get_bits::<TOWER_A1>(0);
+        self.tower.clr_addr2.next = self.engine.clr_addr.val().get_bits::<TOWER_A2>(0);
         self.sink_tower_packets.x.next = self.tower.packets.val();
         self.window.clock.next = self.clock.val();
         self.window.reset.next = self.reset.val();
@@ -447,7 +375,7 @@ impl<
         } else {
             self.window.ro_array.next = self.ro_none.val();
         }
-        self.window.ro_index.next = self.regs.win_index.val().get_bits::<AM>(0);
+        self.window.ro_index.next = self.regs.win_index.val().get_bits::<TOWER_AM>(0);
         self.tower.rd_addr0.next = self.window.rd_addr0.val();
         self.tower.rd_addr1.next = self.window.rd_addr1.val();
         self.tower.rd_addr2.next = self.window.rd_addr2.val();
@@ -491,7 +419,7 @@ impl<
         self.sumax.bin.next = self.dbin.bin.val();
         self.sumax.clr.next = self.engine.clr.val();
         self.sumax.clr_bank.next = self.engine.clr_bank.val();
-        self.sumax.clr_addr.next = self.engine.clr_addr.val().get_bits::<SA>(0);
+        self.sumax.clr_addr.next = self.engine.clr_addr.val().get_bits::<SUMAX_A>(0);
         self.sink_clr.x.next = self.engine.clr_addr.val();
         self.sink_packets.x.next = self.sumax.packets.val();
         self.sumax.rd_bank.next = !self.engine.active_bank.val();

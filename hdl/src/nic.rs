@@ -2,8 +2,9 @@
 //! blocks ([`crate::core_top::CoreNic`], [`crate::sketch::sumax::SuMaxBankedNic`], ...).
 //!
 //! Stable Rust cannot group const generics into one type parameter, so a block generic over
-//! a sketch takes each width and address size on its own, and an alias such as `CoreNic`
-//! would otherwise be a row of bare numbers. Here each number has a name, and each name is
+//! a sketch takes each width and address size on its own, and an alias such as `TowerFpga`
+//! would otherwise be a row of bare numbers; the core (`CoreNic`) takes no generics and uses
+//! these constants directly. Here each number has a name, and each name is
 //! either derived from others (`TOWER_AM`, `REGS_IW`, `REGS_NW`) or checked by the tests
 //! below against the contract's geometries (`TowerGeometry::sketchint_fpga`,
 //! `SuMaxGeometry::nic_default`) and the register map (`RegMap::nic_default`): changing
@@ -46,6 +47,12 @@ pub const REGS_A: usize = 21;
 pub const REGS_IW: usize = REGS_A - 2;
 /// Register file: readout windows, the tower's arrays then SuMax's.
 pub const REGS_NW: usize = TOWER_ARRAYS + SUMAX_ARRAYS;
+
+// The core's wiring rules between these constants, checked when the crate compiles: the
+// engine's clear sweep (`TOWER_AM` bits) also clears SuMax's buckets, and a window index
+// reaches every tower counter.
+const _: () = assert!(SUMAX_A <= TOWER_AM, "SuMax address bits exceed the clear sweep's (TOWER_AM)");
+const _: () = assert!(REGS_IW >= TOWER_AM, "window index bits (REGS_IW) are fewer than TOWER_AM");
 
 /// `max` usable in a constant.
 const fn max(a: usize, b: usize) -> usize {

@@ -56,6 +56,7 @@ pub mod map;
 
 pub use map::{default_firmware, Live, RegMap, CTRL_WORD_BITS, SEL_BITS, STAT_PORTS};
 
+use crate::nic::{REGS_A, REGS_IW, REGS_NW};
 use crate::sketch::Sink;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
@@ -152,8 +153,9 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     okay: Constant<Bits<2>>,
 }
 
-/// The board's register file: the default map (2 MiB BAR, 6 windows).
-pub type RegsNic = RegisterFile<21, 19, 6>;
+/// The board's register file: the default map (2 MiB BAR, 6 windows), as the named
+/// constants of [`crate::nic`].
+pub type RegsNic = RegisterFile<REGS_A, REGS_IW, REGS_NW>;
 
 fn word<const IW: usize>(byte_offset: u32) -> Constant<Bits<IW>> {
     Constant::new(((byte_offset / 4) as u64).to_bits())

@@ -12,6 +12,7 @@
 //! | `valid`, `addr` | in | 1, `A` | counter to increment |
 //! | `rd_data` | out | `W` | the RAM output (keeps the memory observable) |
 use super::cell_ram::CellRam;
+use crate::nic::{TOWER_A0, TOWER_A1, TOWER_A2, TOWER_W0, TOWER_W1, TOWER_W2};
 use rust_hdl::prelude::*;
 
 /// One bare read-increment-write array.
@@ -153,5 +154,5 @@ impl<
     }
 }
 
-/// The reference with the board's geometry.
-pub type BareFpga = BareTower<8, 16, 16, 15, 32, 14>;
+/// The reference with the board's geometry, as the named constants of [`crate::nic`].
+pub type BareFpga = BareTower<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2>;
