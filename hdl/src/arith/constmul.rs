@@ -26,6 +26,9 @@ pub struct ConstMul<const IW: usize, const PW: usize> {
     pub clock: Signal<In, Clock>,
     pub a: Signal<In, Bits<IW>>,
     pub p: Signal<Out, Bits<PW>>,
+    // The operand at the product width, for the shifted partial products. rust-hdl workaround:
+    // `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is a
+    // leaf whose Verilog is `{zeros, x}`.
     wa: Widen<PW, IW>,
     t: [Signal<Local, Bits<PW>>; 32],
     s1: [Signal<Local, Bits<PW>>; 16],

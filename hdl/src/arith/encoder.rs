@@ -58,6 +58,8 @@ pub struct Encoder<const AB: usize> {
     state: DFF<Bits<32>>,
     acc: [Signal<Local, Bits<32>>; 32],
     op4: Signal<Local, Bit>,
+    // A 16-bit value at 64 bits. rust-hdl workaround: `bit_cast` widening renders as `x &
+    // M'hff..` (a Verilator WIDTH warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     wr: Widen<64, 16>,
     kmul: ConstMul<22, 64>,
     add5: DFF<Bits<64>>,

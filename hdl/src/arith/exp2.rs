@@ -35,6 +35,8 @@ pub struct Exp2Unit<const YW: usize, const Q: usize, const EW: usize, const OW: 
     pub y_valid: Signal<In, Bit>,
     pub value: Signal<Out, Bits<OW>>,
     pub valid: Signal<Out, Bit>,
+    // The exponent at 64 bits. rust-hdl workaround: `bit_cast` widening renders as `x &
+    // M'hff..` (a Verilator WIDTH warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     wy: Widen<64, YW>,
     yr1: DFF<Bits<64>>,
     ok1: DFF<Bit>,

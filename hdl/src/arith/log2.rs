@@ -35,6 +35,9 @@ pub struct Log2Unit<const W: usize, const Q: usize, const FRAC: usize, const O: 
     pub valid: Signal<Out, Bit>,
     pub zero: Signal<Out, Bit>,
     norm: Normalize<V>,
+    // The operand at 64 bits, the leading-zero count and the table value at the output width.
+    // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
+    // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     wx: Widen<64, W>,
     wl: Widen<O, 6>,
     wt: Widen<O, FRAC>,

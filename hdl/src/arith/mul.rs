@@ -50,6 +50,9 @@ pub struct LogAddExp<
     pub div_zero: Signal<Out, Bit>,
     lx: Log2Unit<W, Q, FRAC, O, V>,
     ly: Log2Unit<W, Q, FRAC, O, V>,
+    // The two logarithms at the exponent sum's width. rust-hdl workaround: `bit_cast` widening
+    // renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is a leaf whose Verilog is
+    // `{zeros, x}`.
     wa: Widen<YW, O>,
     wb: Widen<YW, O>,
     e5: DFF<Bits<YW>>,

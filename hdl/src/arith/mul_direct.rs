@@ -56,10 +56,16 @@ pub struct DirectUnit<
     pub value: Signal<Out, Bits<OW>>,
     pub valid: Signal<Out, Bit>,
     pub div_zero: Signal<Out, Bit>,
+    // The operands at 64 bits for the normalisers. rust-hdl workaround: `bit_cast` widening
+    // renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is a leaf whose Verilog is
+    // `{zeros, x}`.
     wx: Widen<64, W>,
     wy: Widen<64, W>,
     nx: Normalize<V>,
     ny: Normalize<V>,
+    // The mantissas and the shift counts at the table-index and exponent widths. rust-hdl
+    // workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH warning);
+    // `Widen` is a leaf whose Verilog is `{zeros, x}`.
     wmx: Widen<Q, H>,
     wmy: Widen<Q, H>,
     wlx: Widen<8, 6>,

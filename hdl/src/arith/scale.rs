@@ -33,6 +33,9 @@ pub struct Scale<const EW: usize, const OW: usize, const PW: usize> {
     pub in_valid: Signal<In, Bit>,
     pub out: Signal<Out, Bits<OW>>,
     pub valid: Signal<Out, Bit>,
+    // The table value at the product width. rust-hdl workaround: `bit_cast` widening renders
+    // as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is a leaf whose Verilog is
+    // `{zeros, x}`.
     wt: Widen<PW, EW>,
     p1: DFF<Bits<PW>>,
     under1: DFF<Bit>,

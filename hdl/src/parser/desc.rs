@@ -72,6 +72,10 @@ pub struct Desc<const LB: usize> {
     pub ip_packets: Signal<Out, Bits<64>>,
     pub non_ip: Signal<Out, Bits<64>>,
     pub malformed: Signal<Out, Bits<64>>,
+    // The key's fields as 104-bit words (OR-ed into `d_key` at their offsets: `#[hdl_gen]` has
+    // no concatenation) and the needed length at the length width. rust-hdl workaround:
+    // `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is a
+    // leaf whose Verilog is `{zeros, x}`.
     w_src: Widen<104, 32>,
     w_dst: Widen<104, 32>,
     w_sp: Widen<104, 16>,

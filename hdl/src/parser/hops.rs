@@ -66,6 +66,9 @@ pub struct HopSum {
     part: DFF<Bits<64>>,
     part_first: DFF<Bit>,
     tm3: DFF<Bits<2>>,
+    // The 32-bit hop delays as 64-bit addends. rust-hdl workaround: `bit_cast` widening
+    // renders as `x & M'hff..` (a Verilator WIDTH warning); `Widen` is a leaf whose Verilog is
+    // `{zeros, x}`.
     wa: Widen<64, 32>,
     wb: Widen<64, 32>,
     wc: Widen<64, 32>,

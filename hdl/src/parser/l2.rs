@@ -98,6 +98,9 @@ pub struct L2 {
     r_start: DFF<Bits<16>>,
     r_end: DFF<Bits<16>>,
     // Wires.
+    // The header's head and tail at the 120-bit width, OR-ed after a shift (`#[hdl_gen]` has
+    // no concatenation). rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a
+    // Verilator WIDTH warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     w_head: Widen<120, 24>,
     w_tail: Widen<120, 96>,
     head_at: Signal<Local, Bits<9>>,

@@ -168,6 +168,9 @@ pub struct LenParser<const LB: usize> {
     chain: Chain,
     hops: HopSum,
     desc: Desc<LB>,
+    // The history and the beat at the window's widths, OR-ed after a shift (`#[hdl_gen]` has
+    // no concatenation). rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a
+    // Verilator WIDTH warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     w_hist: Widen<192, 64>,
     w_win_h: Widen<448, 192>,
     w_win_b: Widen<448, 64>,
