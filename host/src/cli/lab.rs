@@ -181,6 +181,7 @@ impl Sink for Progress {
 fn run_cmd(a: &RunArgs, json: bool) -> anyhow::Result<()> {
     let t = a.topo.topology()?;
     let cfg = a.config();
+    crate::lab::engine::check(&t, &cfg)?;
     let sink =
         DirSink::create(&a.out, &t, a.switch_log).with_context(|| format!("creating {}", a.out.display()))?;
     if a.switch_log {

@@ -5,20 +5,25 @@
 //! The model, step by step:
 //! - A host sends a flow's packets at its pacing rate into its own NIC port queue (never
 //!   full: a host's stack holds what its NIC cannot send yet).
-//! - A port sends its queue head once idle: transmission takes `(frame + 24) * 8 / rate`
-//!   ns, rounded up; the 24 bytes are the Ethernet preamble and start delimiter (8), FCS (4)
-//!   and inter-frame gap (12), which occupy the line but are not in a capture. The frame
-//!   arrives at the peer's port `delay` ns after its last bit left (store-and-forward).
+//! - A port sends its packets in FIFO order, each as soon as the one before has left:
+//!   transmission takes `(frame + 24) * 8 / rate` ns, rounded up; the 24 bytes are the
+//!   Ethernet preamble and start delimiter (8), FCS (4) and inter-frame gap (12), which
+//!   occupy the line but are not in a capture. The frame arrives at the peer's port `delay`
+//!   ns after its last bit left (store-and-forward).
 //! - At a switch, the twin's ingress picks the egress port (or drops, with its reason);
 //!   the frame joins that port's queue unless the queue would exceed its byte capacity
-//!   ([`DropReason::QueueFull`]). When its transmission starts, the twin's egress runs with
-//!   latency = transmission start - arrival: the switch's hop latency, so queueing shows up
-//!   in the INT stack. A jitter fault stalls the port before the start (the stall is part
-//!   of the latency); a drop fault loses the frame on the link after transmission.
+//!   ([`DropReason::QueueFull`]). The twin's egress runs with latency = transmission start
+//!   - arrival: the switch's hop latency, so queueing shows up in the INT stack. A jitter
+//!   fault stalls the port before the start (the stall is part of the latency); a drop
+//!   fault loses the frame on the link after transmission.
+//! - A FIFO port at a fixed rate needs no events of its own (Lindley's recursion: start =
+//!   max(arrival, port free) + stall), so a packet's start, latency and departure are
+//!   settled when it joins the queue, by the fault state at that instant. One event per
+//!   packet-hop remains: its arrival at the next node.
 //!
 //! Speed: a packet is its header bytes plus a count of zero payload bytes (the twins never
 //! read the payload; captures write the zeros), packets live in a slab whose header buffers
-//! are reused, events are small and the heap holds one pending start per flow, not every
+//! are reused, events are small, and the heap holds one pending start per flow, not every
 //! flow's.
 
 use super::faults::{Fault, Placed};
@@ -109,6 +114,17 @@ impl Sink for NullSink {
     }
 }
 
+/// Checks everything a run needs before anything is written: the workload's numbers, every
+/// fault's names and links, and that routes exist.
+pub fn check(t: &Topology, cfg: &LabConfig) -> Result<(), LabError> {
+    super::workload::check(t, &cfg.workload).map_err(LabError::Workload)?;
+    for f in &cfg.faults {
+        f.resolve(t).map_err(LabError::Fault)?;
+    }
+    routes::compute(t)?;
+    Ok(())
+}
+
 /// Runs the lab: the workload's flows through `t` with the faults, frames into `sink`.
 pub fn run<S: Sink>(t: &Topology, cfg: &LabConfig, sink: &mut S) -> Result<Truth, LabError> {
     let flows = generate(t, &cfg.workload).map_err(LabError::Workload)?;
@@ -147,8 +163,6 @@ enum Ev {
     Start(u32),
     /// Flow `f` sends its next packet.
     Send(u32),
-    /// Port `p` finished sending packet `k`.
-    TxDone(u32, u32),
     /// Packet `k` arrived (last bit) on port `p`.
     Arrive(u32, u32),
     /// Fault `i` starts (true) or ends.
@@ -189,10 +203,12 @@ struct Port {
     rate_bps: u64,
     delay_ns: u64,
     capacity: u64,
-    queue: VecDeque<u32>,
+    /// When the last bit of the last packet queued here leaves.
+    free_at: u64,
+    /// (last bit leaves, bytes) of every packet queued or on the line, in order.
+    inflight: VecDeque<(u64, u64)>,
     /// Bytes of the queued frames and the one on the line.
     bytes: u64,
-    busy: bool,
     drop_p: f64,
     jitter: Option<super::faults::Jitter>,
 }
@@ -207,8 +223,6 @@ struct Pkt {
     id: u32,
     arrival: u64,
     in_port: u16,
-    /// Bytes it holds in its current queue.
-    qbytes: u64,
     path: Vec<u16>,
 }
 
@@ -338,7 +352,6 @@ impl<'a, S: Sink> Sim<'a, S> {
                 self.send(f)
             }
             Ev::Send(f) => self.send(f),
-            Ev::TxDone(p, k) => self.tx_done(p, k),
             Ev::Arrive(p, k) => self.arrive(p, k),
             Ev::Fault(i, on) => {
                 self.fault(i as usize, on);
@@ -357,7 +370,6 @@ impl<'a, S: Sink> Sim<'a, S> {
                 id: 0,
                 arrival: 0,
                 in_port: 0,
-                qbytes: 0,
                 path: Vec::new(),
             });
             (self.pkts.len() - 1) as u32
@@ -390,66 +402,65 @@ impl<'a, S: Sink> Sim<'a, S> {
         self.enqueue(port, k)
     }
 
+    /// Packet `k` joins port `p`'s FIFO queue, or is lost to a full one. A FIFO port at a
+    /// fixed rate needs no events of its own: the packet starts when the port is next free
+    /// (plus a jitter stall), so its start, its hop latency and its last bit's departure are
+    /// known now, and the egress twin runs now with that latency. The port's occupancy is
+    /// the bytes of the packets whose last bit has not left yet. A drop fault decides the
+    /// packet's fate on the link now too, by the fault state at this instant.
     fn enqueue(&mut self, p: u32, k: u32) -> io::Result<()> {
         let wire = self.pkts[k as usize].wire();
-        self.pkts[k as usize].qbytes = wire;
         let port = &mut self.ports[p as usize];
-        port.bytes += wire;
-        port.queue.push_back(k);
-        if !port.busy {
-            return self.start_tx(p);
+        while port.inflight.front().is_some_and(|&(done, _)| done <= self.now) {
+            port.bytes -= port.inflight.pop_front().unwrap().1;
         }
-        Ok(())
-    }
-
-    /// Port `p` is idle and has a queue: its head starts transmission (after a jitter stall).
-    fn start_tx(&mut self, p: u32) -> io::Result<()> {
-        let port = &mut self.ports[p as usize];
-        let k = port.queue.pop_front().expect("a queued packet");
-        port.busy = true;
+        if port.bytes + wire > port.capacity {
+            let node = port.node;
+            self.switch_drop(node, k, DropReason::QueueFull);
+            return Ok(());
+        }
         let stall = port.jitter.map_or(0, |j| j.sample(&mut self.rng));
+        let start = self.now.max(port.free_at) + stall;
         let (node, num, rate) = (port.node, port.num, port.rate_bps);
-        let start = self.now + stall;
-        let pk = &mut self.pkts[k as usize];
-        if let Some(twin) = &self.twins[node] {
-            let latency = start - pk.arrival;
-            let frame = std::mem::take(&mut pk.hdr);
-            pk.hdr = twin.egress(frame, latency);
-            self.truth[pk.flow as usize].at(twin.tables.switch_id).forward(latency);
-            self.switches[self.sw_index[node].unwrap()].forwarded += 1;
-            self.totals.packet_hops += 1;
-            if self.log {
-                let io = SwitchIo {
-                    in_ns: pk.arrival,
-                    in_port: pk.in_port,
-                    input: &pk.input,
-                    output: Some((start, num, &pk.hdr)),
-                    zeros: pk.zeros,
-                };
-                self.sink.switch_io(node, io)?;
-            }
+        if self.twins[node].is_some() {
+            self.egress(node, num, k, start)?;
         }
-        let done = start + serialization_ns(pk.wire(), rate);
-        self.at(done, Ev::TxDone(p, k));
-        Ok(())
-    }
-
-    /// Port `p` finished sending packet `k`: it crosses the link (or is lost on it).
-    fn tx_done(&mut self, p: u32, k: u32) -> io::Result<()> {
+        let done = start + serialization_ns(self.pkts[k as usize].wire(), rate);
         let port = &mut self.ports[p as usize];
-        port.bytes -= self.pkts[k as usize].qbytes;
-        port.busy = false;
-        let (drop_p, peer, delay) = (port.drop_p, port.peer, port.delay_ns);
-        if drop_p > 0.0 && self.rng.gen::<f64>() < drop_p {
-            let (node, num) = (port.node, port.num);
+        port.free_at = done;
+        port.bytes += wire;
+        port.inflight.push_back((done, wire));
+        if port.drop_p > 0.0 && self.rng.gen::<f64>() < port.drop_p {
             let at =
                 format!("{}>{}", self.t.nodes[node].name, self.t.nodes[self.t.peer(node, num).node].name);
-            self.lose(k, at, None, DropReason::Link);
+            self.lose(k, at, None, DropReason::Link, done);
         } else {
-            self.at(self.now + delay, Ev::Arrive(peer, k));
+            let (peer, delay) = (port.peer, port.delay_ns);
+            self.at(done + delay, Ev::Arrive(peer, k));
         }
-        if !self.ports[p as usize].queue.is_empty() {
-            return self.start_tx(p);
+        Ok(())
+    }
+
+    /// The egress twin of switch `node` on packet `k`, whose transmission on port `num`
+    /// starts at `start`.
+    fn egress(&mut self, node: NodeId, num: u16, k: u32, start: u64) -> io::Result<()> {
+        let twin = self.twins[node].as_ref().unwrap();
+        let pk = &mut self.pkts[k as usize];
+        let latency = start - pk.arrival;
+        let frame = std::mem::take(&mut pk.hdr);
+        pk.hdr = twin.egress(frame, latency);
+        self.truth[pk.flow as usize].at(twin.tables.switch_id).forward(latency);
+        self.switches[self.sw_index[node].unwrap()].forwarded += 1;
+        self.totals.packet_hops += 1;
+        if self.log {
+            let io = SwitchIo {
+                in_ns: pk.arrival,
+                in_port: pk.in_port,
+                input: &pk.input,
+                output: Some((start, num, &pk.hdr)),
+                zeros: pk.zeros,
+            };
+            self.sink.switch_io(node, io)?;
         }
         Ok(())
     }
@@ -477,13 +488,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         match twin.ingress(frame) {
             Ingress::Forward { port, frame, .. } => {
                 (pk.hdr, pk.arrival, pk.in_port) = (frame, self.now, in_port);
-                let out = self.port_base[node] + port as u32;
-                let q = &self.ports[out as usize];
-                if q.bytes + pk.wire() > q.capacity {
-                    self.switch_drop(node, k, DropReason::QueueFull);
-                } else {
-                    self.enqueue(out, k)?;
-                }
+                self.enqueue(self.port_base[node] + port as u32, k)?;
             }
             Ingress::Drop { reason, .. } => {
                 pk.hdr = Vec::with_capacity(HEADER_CAPACITY);
@@ -520,16 +525,17 @@ impl<'a, S: Sink> Sim<'a, S> {
         self.switches[self.sw_index[node].unwrap()].dropped += 1;
         let flow = self.pkts[k as usize].flow as usize;
         self.truth[flow].at(sid).dropped += 1;
-        self.lose(k, self.t.nodes[node].name.clone(), Some(sid), reason);
+        self.lose(k, self.t.nodes[node].name.clone(), Some(sid), reason, self.now);
     }
 
-    fn lose(&mut self, k: u32, at: String, switch_id: Option<u16>, reason: DropReason) {
+    /// Packet `k` is lost at `at` at `time_ns`.
+    fn lose(&mut self, k: u32, at: String, switch_id: Option<u16>, reason: DropReason, time_ns: u64) {
         let pk = &self.pkts[k as usize];
         let ft = &mut self.truth[pk.flow as usize];
         ft.packets_dropped += 1;
         ft.path(&pk.path, false);
         self.totals.packets_dropped += 1;
-        self.lost.push(Lost { flow: pk.flow, packet: pk.id, at, switch_id, time_ns: self.now, reason });
+        self.lost.push(Lost { flow: pk.flow, packet: pk.id, at, switch_id, time_ns, reason });
         self.free.push(k);
     }
 
@@ -608,9 +614,9 @@ fn build_ports(t: &Topology, queue_bytes: u64) -> (Vec<Port>, Vec<u32>) {
                 rate_bps: link.rate_bps,
                 delay_ns: link.delay_ns,
                 capacity: if t.is_host(n) { u64::MAX } else { queue_bytes },
-                queue: VecDeque::new(),
+                free_at: 0,
+                inflight: VecDeque::new(),
                 bytes: 0,
-                busy: false,
                 drop_p: 0.0,
                 jitter: None,
             });

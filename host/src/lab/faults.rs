@@ -13,6 +13,7 @@
 //! A loop or path change installs PREFIX as its own route entry when the switch has no
 //! entry of exactly that prefix; a longer prefix there still wins, so name an installed one
 //! (`smartnic lab entries --switch SWITCH` lists them).
+//! Drop and jitter apply to the packets that join the port's queue while the fault is on.
 //! Times take `ns`, `us` or `ms` (`@2ms`, `@500us-1500us`); without `-END` a fault lasts to
 //! the end of the run. DIST is `const:NS`, `uniform:MIN_NS:MAX_NS` or `exp:MEAN_NS`.
 //!

@@ -325,7 +325,7 @@ impl Flow {
 }
 
 /// The workload's numbers make sense for this topology.
-fn check(t: &Topology, w: &Workload) -> Result<(), String> {
+pub fn check(t: &Topology, w: &Workload) -> Result<(), String> {
     if t.hosts().count() < 2 {
         return Err("the topology needs at least two hosts to carry flows".into());
     }
