@@ -169,12 +169,13 @@ pub fn compare(
     r
 }
 
-/// Reads bmv2's `p<port>_out.pcap` files for `ports` (a missing file is no frames).
+/// Reads bmv2's `p<port>_out.pcap` files for `ports` (a missing file, or the empty file
+/// bmv2 leaves for a port that sent nothing, is no frames).
 pub fn read_outputs(dir: &Path, ports: impl IntoIterator<Item = u32>) -> Result<BTreeMap<u32, Vec<Vec<u8>>>> {
     let mut out = BTreeMap::new();
     for port in ports {
         let path = port_file(dir, port, "out");
-        if !path.exists() {
+        if std::fs::metadata(&path).map_or(true, |m| m.len() == 0) {
             continue;
         }
         let frames = frames_by_port(&path)?.into_values().flatten().map(|(_, d)| d).collect();

@@ -1,8 +1,8 @@
 //! `smartnic demo` through the simulated NIC (the `smartnic-sim` service, Verilator core) on
-//! a small trace: the demo succeeds, and every epoch snapshot it read out over the driver
-//! holds, section for section, the counters of the software TowerSketch and SuMax built
-//! here over the same epoch's packets (checked by this test, not by the demo's own
-//! comparison).
+//! a small network run, three hosts' NICs: the demo succeeds, and every epoch snapshot it
+//! read out over the driver holds, section for section, the counters of the software
+//! TowerSketch and SuMax built here over the same epoch's packets of that host's capture
+//! (checked by this test, not by the demo's own comparison).
 
 use smartnic::demo::{run, verdict, DemoConfig};
 use smartnic::simulator::{no_progress, SIM_ENV};
@@ -12,12 +12,12 @@ use smartnic::trace::{Packet, PacketReader};
 use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::Path;
 
-const PACKETS: u64 = 6_000;
-const EPOCH_PACKETS: u64 = 2_500;
+const EPOCH_PACKETS: u64 = 400;
+const HOSTS: usize = 3;
 
-/// The IP packets of the demo's trace, as the software parser reads them.
-fn packets(pcap: &Path) -> Vec<Packet> {
-    let mut reader = PacketReader::open(pcap).unwrap();
+/// The IP packets of a capture, as the software parser reads them.
+fn packets(capture: &Path) -> Vec<Packet> {
+    let mut reader = PacketReader::open(capture).unwrap();
     let mut packets = Vec::new();
     while let Some(p) = reader.next_packet().unwrap() {
         packets.push(p);
@@ -40,30 +40,42 @@ fn nic_demo_epochs_equal_the_software_sketches() {
     std::env::set_var(SIM_ENV, env!("CARGO_BIN_EXE_smartnic-sim"));
     let cfg = DemoConfig {
         out: dir.path().to_path_buf(),
-        packets: PACKETS,
-        flows: 700,
+        packets: 6_000,
+        load: 0.5,
         epoch_packets: EPOCH_PACKETS,
-        seed: 12,
+        seed: 2,
         top: 4,
         software: false,
+        hosts: Some(HOSTS),
     };
-    run(&cfg, no_progress)
-        .and_then(|report| verdict(&report))
-        .unwrap_or_else(|e| panic!("demo through the simulated NIC failed: {e:#}"));
-    let packets = packets(&dir.path().join("trace.pcap"));
-    assert_eq!(packets.len() as u64, PACKETS);
-    let chunks: Vec<&[Packet]> = packets.chunks(EPOCH_PACKETS as usize).collect();
-    assert_eq!(chunks.len(), 3);
-    for (e, chunk) in chunks.into_iter().enumerate() {
-        let snap = Snapshot::read_file(&dir.path().join(format!("nic/epoch-{e:06}.snap"))).unwrap();
-        assert_eq!((snap.epoch, snap.packets), (e as u64, chunk.len() as u64));
-        let mut want = [SketchKind::TowerAcu.build_nic().unwrap(), SketchKind::Sumax.build_nic().unwrap()];
-        chunk.iter().for_each(|p| want.iter_mut().for_each(|s| s.insert(p)));
-        assert_eq!(snap.sections.len(), want.len(), "epoch {e}: sections");
-        for w in &want {
-            let w = to_section(w).unwrap();
-            let got = snap.sections.iter().find(|s| name(s) == name(&w)).unwrap();
-            assert!(*got == w, "epoch {e}: the NIC's {} differs from the software model", name(&w));
+    let report =
+        run(&cfg, no_progress).unwrap_or_else(|e| panic!("demo through the simulated NIC failed: {e:#}"));
+    verdict(&report).unwrap();
+    assert_eq!(report.hosts.len(), HOSTS);
+    let mut epochs_checked = 0;
+    for h in &report.hosts {
+        let packets = packets(&dir.path().join(format!("lab/hosts/{}.pcapng", h.host)));
+        assert_eq!(h.packets, packets.len() as u64);
+        for (e, chunk) in packets.chunks(EPOCH_PACKETS as usize).enumerate() {
+            let path = dir.path().join(format!("nic/{}/epoch-{e:06}.snap", h.host));
+            let snap = Snapshot::read_file(&path).unwrap();
+            assert_eq!((snap.epoch, snap.packets), (e as u64, chunk.len() as u64), "{}", path.display());
+            let mut want =
+                [SketchKind::TowerAcu.build_nic().unwrap(), SketchKind::Sumax.build_nic().unwrap()];
+            chunk.iter().for_each(|p| want.iter_mut().for_each(|s| s.insert(p)));
+            assert_eq!(snap.sections.len(), want.len(), "{}: sections", path.display());
+            for w in &want {
+                let w = to_section(w).unwrap();
+                let got = snap.sections.iter().find(|s| name(s) == name(&w)).unwrap();
+                assert!(
+                    *got == w,
+                    "{}: the NIC's {} differs from the software model",
+                    path.display(),
+                    name(&w)
+                );
+            }
+            epochs_checked += 1;
         }
     }
+    assert!(epochs_checked >= 3, "the run crossed epochs ({epochs_checked} checked)");
 }
