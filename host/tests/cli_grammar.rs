@@ -85,6 +85,9 @@ fn the_grammar_is_noun_then_verb() {
         "device readout",
         "sim run",
         "demo",
+        "lab run",
+        "lab topo",
+        "lab entries",
     ];
     assert_eq!(visible, expected.map(|c| format!("smartnic {c}")));
 }
@@ -108,7 +111,7 @@ fn old_spellings_are_hidden_from_help() {
     };
     assert_eq!(
         listed_commands(&help(&["--help"])),
-        ["trace", "sketch", "snapshot", "device", "sim", "demo", "help"]
+        ["trace", "sketch", "snapshot", "device", "sim", "demo", "lab", "help"]
     );
     assert_eq!(listed_commands(&help(&["sketch", "--help"])), ["run", "eval", "help"]);
     let sim = help(&["sim", "--help"]);

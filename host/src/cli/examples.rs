@@ -170,7 +170,7 @@ pub const PAGES: &[Page] = &[
                 "k = 4 fat-tree, web-search flows at 30 % load; lab/hosts/*.pcapng and lab/truth.json",
             ),
             ex(
-                "lab run -o lab/ --fault blackhole:edge1_0:10.0.0.0/24@2ms --fault drop:agg0_0>core0:0.01@1ms-3ms",
+                "lab run -o lab/ --fault blackhole:edge1_0:10.0.0.0/24@2ms --fault 'drop:agg0_0>core0:0.01@1ms-3ms'",
                 "a blackhole on edge1_0 from 2 ms, 1 % loss on one uplink from 1 to 3 ms",
             ),
             ex(
@@ -178,7 +178,7 @@ pub const PAGES: &[Page] = &[
                 "edge0_0 and agg0_0 bounce 10.0.2.0/24 between them until the TTL runs out",
             ),
             ex(
-                "lab run -o lab/ --fault jitter:agg1_1>edge1_0:exp:20000@0ns --fault path:edge0_0:agg0_1:10.0.3.0/24@5ms",
+                "lab run -o lab/ --fault 'jitter:agg1_1>edge1_0:exp:20000@0ns' --fault path:edge0_0:agg0_1:10.0.3.0/24@5ms",
                 "a port that stalls 20 us on average; a route moved to one ECMP member at 5 ms",
             ),
             ex(
@@ -191,17 +191,18 @@ pub const PAGES: &[Page] = &[
             ),
             ex("sketch run --trace lab/hosts/h1_0_0.pcapng -o h1_0_0.snap", "one host's NIC, in software"),
         ],
-        text: "Faults, KIND:WHERE[:ARG]@START[-END] (times in ns, us or ms; no END: to the end of the run):
-                 blackhole:SWITCH:PREFIX|FLOW   ACL drop of a prefix (10.0.3.0/24) or a flow (10.0.0.2:1234>10.0.3.2:80/6)
-                 loop:SWITCH:NEIGHBOUR:PREFIX   both switches route PREFIX to each other (until the TTL runs out)
-                 path:SWITCH:NEIGHBOUR:PREFIX   SWITCH routes PREFIX via NEIGHBOUR only
-                 drop:NODE>PEER:P               NODE's port towards PEER loses each packet with probability P
-                 jitter:NODE>PEER:DIST          that port stalls before each transmission: const:NS,
-                                                uniform:MIN_NS:MAX_NS or exp:MEAN_NS
-
-               Links serialize at their rate counting 24 bytes of preamble, FCS and gap per frame; hop
-               latency is transmission start minus arrival at the switch. The same arguments and --seed
-               give the same files.",
+        text: "Faults, KIND:WHERE[:ARG]@START[-END] (times in ns, us or ms; no END: to the end of the run):\n  \
+               blackhole:SWITCH:PREFIX|FLOW   ACL drop of a prefix (10.0.3.0/24) or a flow (10.0.0.2:1234>10.0.3.2:80/6)\n  \
+               loop:SWITCH:NEIGHBOUR:PREFIX   both switches route PREFIX to each other (until the TTL runs out)\n  \
+               path:SWITCH:NEIGHBOUR:PREFIX   SWITCH routes PREFIX via NEIGHBOUR only\n  \
+               drop:NODE>PEER:P               NODE's port towards PEER loses each packet with probability P\n  \
+               jitter:NODE>PEER:DIST          that port stalls before each transmission: const:NS,\n                                 \
+               uniform:MIN_NS:MAX_NS or exp:MEAN_NS\n\n\
+               A loop or path change on a prefix the switch has no entry for adds one (a longer prefix\n\
+               still wins; see lab entries). Quote a fault that holds `>` from the shell. Links\n\
+               serialize at their rate counting 24 bytes of preamble, FCS and gap per frame; hop\n\
+               latency is transmission start minus arrival at the switch. The same arguments and\n\
+               --seed give the same files.",
     },
     Page {
         path: &["lab", "topo"],

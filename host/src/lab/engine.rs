@@ -13,7 +13,7 @@
 //! - At a switch, the twin's ingress picks the egress port (or drops, with its reason);
 //!   the frame joins that port's queue unless the queue would exceed its byte capacity
 //!   ([`DropReason::QueueFull`]). The twin's egress runs with latency = transmission start
-//!   - arrival: the switch's hop latency, so queueing shows up in the INT stack. A jitter
+//!   minus arrival: the switch's hop latency, so queueing shows up in the INT stack. A jitter
 //!   fault stalls the port before the start (the stall is part of the latency); a drop
 //!   fault loses the frame on the link after transmission.
 //! - A FIFO port at a fixed rate needs no events of its own (Lindley's recursion: start =
@@ -163,8 +163,8 @@ enum Ev {
     Start(u32),
     /// Flow `f` sends its next packet.
     Send(u32),
-    /// Packet `k` arrived (last bit) on port `p`.
-    Arrive(u32, u32),
+    /// The first packet on the line from port `p` reaches the port at the other end (last bit).
+    Arrive(u32),
     /// Fault `i` starts (true) or ends.
     Fault(u32, bool),
 }
@@ -209,6 +209,8 @@ struct Port {
     inflight: VecDeque<(u64, u64)>,
     /// Bytes of the queued frames and the one on the line.
     bytes: u64,
+    /// (lands at the peer, packet) of every packet sent or queued and not lost, in order.
+    on_line: VecDeque<(u64, u32)>,
     drop_p: f64,
     jitter: Option<super::faults::Jitter>,
 }
@@ -223,7 +225,46 @@ struct Pkt {
     id: u32,
     arrival: u64,
     in_port: u16,
-    path: Vec<u16>,
+    path: Path,
+}
+
+/// Switch IDs a packet visited. Held inside the packet up to [`Path::INLINE`] hops (every
+/// shortest path of the usual topologies), so recording a hop touches no other memory; a
+/// loop's longer path moves to the heap.
+#[derive(Default)]
+struct Path {
+    len: usize,
+    inline: [u16; Path::INLINE],
+    spill: Vec<u16>,
+}
+
+impl Path {
+    const INLINE: usize = 14;
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.spill.clear();
+    }
+
+    fn push(&mut self, id: u16) {
+        if self.len < Self::INLINE {
+            self.inline[self.len] = id;
+        } else {
+            if self.len == Self::INLINE {
+                self.spill.extend_from_slice(&self.inline);
+            }
+            self.spill.push(id);
+        }
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[u16] {
+        if self.len <= Self::INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
 }
 
 impl Pkt {
@@ -352,7 +393,7 @@ impl<'a, S: Sink> Sim<'a, S> {
                 self.send(f)
             }
             Ev::Send(f) => self.send(f),
-            Ev::Arrive(p, k) => self.arrive(p, k),
+            Ev::Arrive(p) => self.land(p),
             Ev::Fault(i, on) => {
                 self.fault(i as usize, on);
                 Ok(())
@@ -370,7 +411,7 @@ impl<'a, S: Sink> Sim<'a, S> {
                 id: 0,
                 arrival: 0,
                 in_port: 0,
-                path: Vec::new(),
+                path: Path::default(),
             });
             (self.pkts.len() - 1) as u32
         })
@@ -435,10 +476,26 @@ impl<'a, S: Sink> Sim<'a, S> {
                 format!("{}>{}", self.t.nodes[node].name, self.t.nodes[self.t.peer(node, num).node].name);
             self.lose(k, at, None, DropReason::Link, done);
         } else {
-            let (peer, delay) = (port.peer, port.delay_ns);
-            self.at(done + delay, Ev::Arrive(peer, k));
+            port.on_line.push_back((done + port.delay_ns, k));
+            if port.on_line.len() == 1 {
+                self.at(done + self.ports[p as usize].delay_ns, Ev::Arrive(p));
+            }
         }
         Ok(())
+    }
+
+    /// The first packet on the line from port `p` lands at its peer; the next one on that
+    /// line (they land in the order they were sent) becomes the pending event. Keeping only
+    /// each line's first packet in the heap keeps the heap as small as the number of busy
+    /// lines, however long the queues grow.
+    fn land(&mut self, p: u32) -> io::Result<()> {
+        let port = &mut self.ports[p as usize];
+        let (_, k) = port.on_line.pop_front().expect("a packet on the line");
+        let peer = port.peer;
+        if let Some(&(t, _)) = port.on_line.front() {
+            self.at(t, Ev::Arrive(p));
+        }
+        self.arrive(peer, k)
     }
 
     /// The egress twin of switch `node` on packet `k`, whose transmission on port `num`
@@ -476,7 +533,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         let twin = self.twins[node].as_ref().unwrap();
         let sid = twin.tables.switch_id;
         pk.path.push(sid);
-        let visit = pk.path.iter().filter(|&&s| s == sid).count() as u32;
+        let visit = pk.path.as_slice().iter().filter(|&&s| s == sid).count() as u32;
         let wire = pk.wire();
         self.truth[pk.flow as usize].at(sid).arrive(self.now, wire, visit);
         self.switches[self.sw_index[node].unwrap()].arrivals += 1;
@@ -513,7 +570,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         let ft = &mut self.truth[pk.flow as usize];
         ft.packets_received += 1;
         ft.bytes_received += pk.wire();
-        ft.path(&pk.path, true);
+        ft.path(pk.path.as_slice(), true);
         self.totals.packets_received += 1;
         self.sink.deliver(host, self.now, &pk.hdr, pk.zeros)?;
         self.free.push(k);
@@ -533,7 +590,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         let pk = &self.pkts[k as usize];
         let ft = &mut self.truth[pk.flow as usize];
         ft.packets_dropped += 1;
-        ft.path(&pk.path, false);
+        ft.path(pk.path.as_slice(), false);
         self.totals.packets_dropped += 1;
         self.lost.push(Lost { flow: pk.flow, packet: pk.id, at, switch_id, time_ns, reason });
         self.free.push(k);
@@ -617,6 +674,7 @@ fn build_ports(t: &Topology, queue_bytes: u64) -> (Vec<Port>, Vec<u32>) {
                 free_at: 0,
                 inflight: VecDeque::new(),
                 bytes: 0,
+                on_line: VecDeque::new(),
                 drop_p: 0.0,
                 jitter: None,
             });
@@ -628,6 +686,19 @@ fn build_ports(t: &Topology, queue_bytes: u64) -> (Vec<Port>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_spill_to_the_heap_past_the_inline_hops() {
+        let mut p = Path::default();
+        let ids: Vec<u16> = (0..40).collect();
+        for (i, &id) in ids.iter().enumerate() {
+            p.push(id);
+            assert_eq!(p.as_slice(), &ids[..=i]);
+        }
+        p.clear();
+        p.push(7);
+        assert_eq!(p.as_slice(), [7]);
+    }
 
     #[test]
     fn serialization_counts_the_overhead() {
