@@ -8,8 +8,10 @@ mod synth_util;
 /// (8K x 4), a 32-bit lane (size, interval, last) 6 RAMB36 for its top 27 bits in 8K x 9
 /// with the parity bits plus 3 RAMB18 for the other 5 (`CellRam`): 3 x (3 x 7.5 + 8 x 4) =
 /// 163.5 RAMB36, 168 without the parity bits; no latch, no DSP, no LUTRAM. Logic: three hash units (13 index bits each), 11 lanes of
-/// forwarding per array (comparators shared), two omega chains, the readout mux. Measured at
-/// commit 97746b5: 4075 LUT, 3643 FF, 261 CARRY4, 53 SRL.
+/// forwarding per array (comparators shared), two omega chains, the readout mux. Measured
+/// with one struct for both bank counts (`SuMaxPipeline<.., ONE_BANK>`): 4171 LUT, 3643 FF,
+/// 261 CARRY4, 53 SRL (4075 LUT before as a struct of its own, same flops and RAMs: Yosys's
+/// LUT mapping of the same logic).
 #[test]
 fn sumax_synthesizes_for_xc7_within_budget() {
     let name = "sumax";
@@ -20,5 +22,5 @@ fn sumax_synthesizes_for_xc7_within_budget() {
         .unwrap_or_else(|e| panic!("{e}"));
     println!("{}\n{}", synth::SynthReport::table_header(), r.table_row());
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (150, 27, 0, 0), "{r:?}");
-    synth_util::assert_logic(&r, 4075, 3643);
+    synth_util::assert_logic(&r, 4171, 3643);
 }

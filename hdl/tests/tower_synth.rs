@@ -18,8 +18,10 @@ fn run(name: &str) -> synth::SynthReport {
 /// The pipeline: three 64 KiB arrays in block RAM, the 16- and 32-bit ones partly in the
 /// parity bits (`CellRam`): 16 + 15 + (12 + 5 RAMB18) = 45.5 RAMB36, within the 46 per
 /// bank of the budget (48 without the parity bits); no latch, no DSP, no LUTRAM; logic for
-/// three hash units (index bits only), forwarding and both modes within 1500 LUT. Measured at
-/// commit 97746b5: 1213 LUT, 743 FF, 29 CARRY4, 15 SRL.
+/// three hash units (index bits only), forwarding and both modes within 1500 LUT. Measured
+/// with one struct for both bank counts (`TowerPipeline<.., ONE_BANK>`): 1208 LUT, 743 FF,
+/// 29 CARRY4, 15 SRL (1213 LUT before, as a struct of its own: the one-bank form adds no
+/// logic).
 #[test]
 fn tower_synthesizes_for_xc7_within_budget() {
     let r = run("tower");
@@ -28,7 +30,7 @@ fn tower_synthesizes_for_xc7_within_budget() {
     assert!(2 * r.ramb36 + r.ramb18 <= 2 * 46, "{r:?}");
     assert!(r.lut <= 1500, "{r:?}");
     // Flops: 3 x (hash stage 1 + index) + forwarding window + omega chain; no RAM in FFs.
-    synth_util::assert_logic(&r, 1213, 743);
+    synth_util::assert_logic(&r, 1208, 743);
 }
 
 /// The reference: the same three RAMs and nothing but an adder per array. Measured at commit
