@@ -215,54 +215,54 @@ struct Port {
     jitter: Option<super::faults::Jitter>,
 }
 
-/// A packet in flight.
+/// A packet in flight: one cache line (what every hop touches), plus its header buffer.
+/// What only some packets need (a loop's long path, the switch log's input copy) lives
+/// beside the slab, indexed like it.
+#[repr(align(64))]
 struct Pkt {
     hdr: Vec<u8>,
-    /// The frame as it arrived at the current switch (kept only for the switch log).
-    input: Vec<u8>,
+    arrival: u64,
     zeros: u32,
     flow: u32,
     id: u32,
-    arrival: u64,
     in_port: u16,
     path: Path,
 }
 
-/// Switch IDs a packet visited. Held inside the packet up to [`Path::INLINE`] hops (every
-/// shortest path of the usual topologies), so recording a hop touches no other memory; a
-/// loop's longer path moves to the heap.
+/// Switch IDs a packet visited: up to [`Path::INLINE`] in the packet (every shortest path
+/// of the usual topologies), a loop's longer path in a spill vector beside the slab.
 #[derive(Default)]
 struct Path {
-    len: usize,
+    len: u16,
     inline: [u16; Path::INLINE],
-    spill: Vec<u16>,
 }
 
 impl Path {
-    const INLINE: usize = 14;
+    const INLINE: usize = 8;
 
-    fn clear(&mut self) {
+    fn clear(&mut self, spill: &mut Vec<u16>) {
         self.len = 0;
-        self.spill.clear();
+        spill.clear();
     }
 
-    fn push(&mut self, id: u16) {
-        if self.len < Self::INLINE {
-            self.inline[self.len] = id;
+    fn push(&mut self, id: u16, spill: &mut Vec<u16>) {
+        let len = self.len as usize;
+        if len < Self::INLINE {
+            self.inline[len] = id;
         } else {
-            if self.len == Self::INLINE {
-                self.spill.extend_from_slice(&self.inline);
+            if len == Self::INLINE {
+                spill.extend_from_slice(&self.inline);
             }
-            self.spill.push(id);
+            spill.push(id);
         }
         self.len += 1;
     }
 
-    fn as_slice(&self) -> &[u16] {
-        if self.len <= Self::INLINE {
-            &self.inline[..self.len]
+    fn as_slice<'a>(&'a self, spill: &'a [u16]) -> &'a [u16] {
+        if self.len as usize <= Self::INLINE {
+            &self.inline[..self.len as usize]
         } else {
-            &self.spill
+            spill
         }
     }
 }
@@ -284,6 +284,10 @@ struct Sim<'a, S: Sink> {
     ports: Vec<Port>,
     port_base: Vec<u32>,
     pkts: Vec<Pkt>,
+    /// A packet's path past [`Path::INLINE`] switches, by slab index.
+    spills: Vec<Vec<u16>>,
+    /// A packet's frame as it arrived at its current switch, by slab index (switch log only).
+    inputs: Vec<Vec<u8>>,
     free: Vec<u32>,
     heap: BinaryHeap<Item>,
     seq: u64,
@@ -350,6 +354,8 @@ impl<'a, S: Sink> Sim<'a, S> {
             ports,
             port_base,
             pkts: Vec::new(),
+            spills: Vec::new(),
+            inputs: Vec::new(),
             free: Vec::new(),
             heap: BinaryHeap::new(),
             seq: 0,
@@ -405,7 +411,6 @@ impl<'a, S: Sink> Sim<'a, S> {
         self.free.pop().unwrap_or_else(|| {
             self.pkts.push(Pkt {
                 hdr: Vec::with_capacity(HEADER_CAPACITY),
-                input: Vec::new(),
                 zeros: 0,
                 flow: 0,
                 id: 0,
@@ -413,6 +418,10 @@ impl<'a, S: Sink> Sim<'a, S> {
                 in_port: 0,
                 path: Path::default(),
             });
+            self.spills.push(Vec::new());
+            if self.log {
+                self.inputs.push(Vec::new());
+            }
             (self.pkts.len() - 1) as u32
         })
     }
@@ -426,7 +435,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         let pk = &mut self.pkts[k as usize];
         pk.zeros = flow.packet(i, &mut pk.hdr);
         (pk.flow, pk.id) = (f, i);
-        pk.path.clear();
+        pk.path.clear(&mut self.spills[k as usize]);
         let wire = pk.wire();
         let ft = &mut self.truth[f as usize];
         ft.packets_sent += 1;
@@ -513,7 +522,7 @@ impl<'a, S: Sink> Sim<'a, S> {
             let io = SwitchIo {
                 in_ns: pk.arrival,
                 in_port: pk.in_port,
-                input: &pk.input,
+                input: &self.inputs[k as usize],
                 output: Some((start, num, &pk.hdr)),
                 zeros: pk.zeros,
             };
@@ -532,14 +541,15 @@ impl<'a, S: Sink> Sim<'a, S> {
         let pk = &mut self.pkts[k as usize];
         let twin = self.twins[node].as_ref().unwrap();
         let sid = twin.tables.switch_id;
-        pk.path.push(sid);
-        let visit = pk.path.as_slice().iter().filter(|&&s| s == sid).count() as u32;
+        let spill = &mut self.spills[k as usize];
+        pk.path.push(sid, spill);
+        let visit = pk.path.as_slice(spill).iter().filter(|&&s| s == sid).count() as u32;
         let wire = pk.wire();
         self.truth[pk.flow as usize].at(sid).arrive(self.now, wire, visit);
         self.switches[self.sw_index[node].unwrap()].arrivals += 1;
         if self.log {
-            pk.input.clear();
-            pk.input.extend_from_slice(&pk.hdr);
+            self.inputs[k as usize].clear();
+            self.inputs[k as usize].extend_from_slice(&pk.hdr);
         }
         let frame = std::mem::take(&mut pk.hdr);
         match twin.ingress(frame) {
@@ -553,7 +563,7 @@ impl<'a, S: Sink> Sim<'a, S> {
                     let io = SwitchIo {
                         in_ns: self.now,
                         in_port,
-                        input: &pk.input,
+                        input: &self.inputs[k as usize],
                         output: None,
                         zeros: pk.zeros,
                     };
@@ -570,7 +580,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         let ft = &mut self.truth[pk.flow as usize];
         ft.packets_received += 1;
         ft.bytes_received += pk.wire();
-        ft.path(pk.path.as_slice(), true);
+        ft.path(pk.path.as_slice(&self.spills[k as usize]), true);
         self.totals.packets_received += 1;
         self.sink.deliver(host, self.now, &pk.hdr, pk.zeros)?;
         self.free.push(k);
@@ -590,7 +600,7 @@ impl<'a, S: Sink> Sim<'a, S> {
         let pk = &self.pkts[k as usize];
         let ft = &mut self.truth[pk.flow as usize];
         ft.packets_dropped += 1;
-        ft.path(pk.path.as_slice(), false);
+        ft.path(pk.path.as_slice(&self.spills[k as usize]), false);
         self.totals.packets_dropped += 1;
         self.lost.push(Lost { flow: pk.flow, packet: pk.id, at, switch_id, time_ns, reason });
         self.free.push(k);
@@ -688,16 +698,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paths_spill_to_the_heap_past_the_inline_hops() {
-        let mut p = Path::default();
+    fn paths_spill_past_the_inline_hops() {
+        let (mut p, mut spill) = (Path::default(), Vec::new());
         let ids: Vec<u16> = (0..40).collect();
         for (i, &id) in ids.iter().enumerate() {
-            p.push(id);
-            assert_eq!(p.as_slice(), &ids[..=i]);
+            p.push(id, &mut spill);
+            assert_eq!(p.as_slice(&spill), &ids[..=i]);
         }
-        p.clear();
-        p.push(7);
-        assert_eq!(p.as_slice(), [7]);
+        p.clear(&mut spill);
+        p.push(7, &mut spill);
+        assert_eq!(p.as_slice(&spill), [7]);
+        assert_eq!(std::mem::size_of::<Pkt>(), 64, "a packet is one cache line");
     }
 
     #[test]

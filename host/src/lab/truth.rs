@@ -12,9 +12,10 @@ use smartnic_p4::twin::DropReason;
 pub const TRUTH_VERSION: u32 = 1;
 
 /// Buckets of [`FlowSwitch::latency_log2_hist`]: bucket `b` counts latencies whose bit
-/// length is `b` (0 ns in bucket 0, `[2^(b-1), 2^b)` ns in bucket `b`; 2^32 ns and more in
-/// the last).
-pub const LATENCY_BUCKETS: usize = 33;
+/// length is `b` (0 ns in bucket 0, `[2^(b-1), 2^b)` ns in bucket `b`; 2^30 ns and more in
+/// the last). Held inline (serde writes arrays of up to 32), so counting a hop follows no
+/// pointer.
+pub const LATENCY_BUCKETS: usize = 32;
 
 /// The whole truth of one run.
 #[derive(Clone, Debug, Serialize)]
@@ -72,6 +73,9 @@ pub struct FlowTruth {
     pub packets_dropped: u64,
     pub paths: Vec<PathTruth>,
     pub switches: Vec<FlowSwitch>,
+    /// The switch IDs of `switches`, in the same order: searched instead of the records.
+    #[serde(skip)]
+    ids: Vec<u16>,
 }
 
 /// One path a flow's packets took: the switch IDs in order (a loop repeats them).
@@ -98,7 +102,7 @@ pub struct FlowSwitch {
     pub latency_sum_ns: u64,
     pub latency_min_ns: u64,
     pub latency_max_ns: u64,
-    pub latency_log2_hist: Vec<u64>,
+    pub latency_log2_hist: [u64; LATENCY_BUCKETS],
     /// Largest gap between two consecutive arrivals of the flow here.
     pub max_interarrival_ns: u64,
     /// Most visits of one packet to this switch (1 without a loop).
@@ -132,7 +136,7 @@ impl FlowSwitch {
             latency_sum_ns: 0,
             latency_min_ns: u64::MAX,
             latency_max_ns: 0,
-            latency_log2_hist: vec![0; LATENCY_BUCKETS],
+            latency_log2_hist: [0; LATENCY_BUCKETS],
             max_interarrival_ns: 0,
             max_visits: 0,
             last_arrival: None,
@@ -178,15 +182,17 @@ impl FlowTruth {
             packets_dropped: 0,
             paths: Vec::new(),
             switches: Vec::new(),
+            ids: Vec::new(),
         }
     }
 
     /// This flow's record at switch `id` (created on first use; paths are short, so a
-    /// linear search beats a map).
+    /// linear search over the IDs beats a map).
     pub fn at(&mut self, id: u16) -> &mut FlowSwitch {
-        match self.switches.iter().position(|s| s.switch_id == id) {
+        match self.ids.iter().position(|&s| s == id) {
             Some(i) => &mut self.switches[i],
             None => {
+                self.ids.push(id);
                 self.switches.push(FlowSwitch::new(id));
                 self.switches.last_mut().unwrap()
             }
@@ -213,6 +219,7 @@ impl FlowTruth {
             }
         }
         self.switches.sort_by_key(|s| s.switch_id);
+        self.ids = self.switches.iter().map(|s| s.switch_id).collect();
     }
 }
 
@@ -227,7 +234,7 @@ mod tests {
             s.forward(l);
         }
         let h = &s.latency_log2_hist;
-        assert_eq!((h[0], h[1], h[2], h[11], h[32]), (1, 1, 2, 1, 1));
+        assert_eq!((h[0], h[1], h[2], h[11], h[31]), (1, 1, 2, 1, 1));
         assert_eq!((s.latency_min_ns, s.latency_max_ns), (0, u32::MAX as u64));
     }
 
