@@ -21,8 +21,10 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-/// The largest hop latency bmv2 may report for a lab packet (a second: far beyond any queue).
-pub const MAX_LATENCY_NS: u32 = 1_000_000_000;
+/// The largest hop latency bmv2 may report: 4 s. bmv2 in file mode feeds its input as fast as
+/// it can, so its own queues hold packets for up to a second on a busy switch; the program's
+/// bit<32> field wraps past 4.29 s, and a wrapped value would not be a whole microsecond.
+pub const MAX_LATENCY_NS: u32 = 4_000_000_000;
 
 /// bmv2's name for a port's input file in `dir`.
 pub fn port_file(dir: &Path, port: u32, dir_kind: &str) -> std::path::PathBuf {

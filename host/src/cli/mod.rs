@@ -57,7 +57,7 @@ pub enum Command {
     Device(DeviceCmd),
     /// The simulated NIC: the Verilator model of the generated core behind the driver.
     Sim(SimCmd),
-    /// The end-to-end demo: generate a trace, run the pipeline, read out and report.
+    /// The end-to-end demo: a network lab run, every host's NIC simulated, read out and reported.
     Demo(demo::DemoArgs),
     /// The network lab: a simulated data-center network whose switches run the P4 twins.
     #[command(subcommand)]
