@@ -34,9 +34,18 @@ control Forward(inout headers_t hdr, inout metadata_t meta, inout standard_metad
              count);
     }
 
+    // The same on the reversed key (addresses and ports swapped), for odd tiers: a CRC is
+    // linear, so two tiers hashing the same key would make the same choice (polarization).
+    action ecmp_group_rev(bit<16> base, bit<16> count) {
+        hash(meta.ecmp_select, HashAlgorithm.crc32, base,
+             { hdr.ipv4.dst_addr, hdr.ipv4.src_addr, meta.l4_dst_port, meta.l4_src_port,
+               hdr.ipv4.protocol },
+             count);
+    }
+
     table ipv4_lpm {
         key = { hdr.ipv4.dst_addr: lpm; }
-        actions = { ecmp_group; drop; }
+        actions = { ecmp_group; ecmp_group_rev; drop; }
         default_action = drop();
     }
 

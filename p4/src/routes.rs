@@ -43,13 +43,17 @@ fn switch_tables(
     dists: &[Vec<Option<u32>>],
 ) -> Result<SwitchTables, TopologyError> {
     let mut tables = SwitchTables::new(t.switch_id(s).expect("a switch"), t.mac(s));
+    // Odd tiers (one switch-hop from the nearest edge switch, three, ...) hash the reversed
+    // key, so consecutive choices on a path are independent (see `hash::ecmp_input`).
+    let tier = dists.iter().filter_map(|d| d[s]).min().unwrap_or(0);
+    let reverse = tier % 2 == 1;
     let mut groups: BTreeMap<Vec<NextHop>, (u16, u16)> = BTreeMap::new();
     for p in 0..t.nodes[s].ports.len() as u16 {
         let peer = t.peer(s, p).node;
         if let Some(ip) = t.host_ip(peer) {
             let hop = NextHop { port: p, dmac: t.mac(peer) };
             let (base, count) = tables.group(&mut groups, vec![hop]);
-            tables.routes.push(Route { prefix: ip, len: 32, base, count });
+            tables.routes.push(Route { prefix: ip, len: 32, base, count, reverse });
         }
     }
     for (rank, (&e, dist)) in edges.iter().zip(dists).enumerate() {
@@ -68,7 +72,7 @@ fn switch_tables(
             .map(|p| NextHop { port: p, dmac: t.mac(t.peer(s, p).node) })
             .collect();
         let (base, count) = tables.group(&mut groups, hops);
-        tables.routes.push(Route { prefix: Topology::edge_prefix(rank), len: 24, base, count });
+        tables.routes.push(Route { prefix: Topology::edge_prefix(rank), len: 24, base, count, reverse });
     }
     Ok(tables)
 }
@@ -102,6 +106,34 @@ mod tests {
         let ct = &all[t.switches().position(|s| s == core).unwrap()];
         assert_eq!(ct.routes.len(), 8);
         assert!(ct.routes.iter().all(|r| r.count == 1));
+    }
+
+    /// Flows from one edge switch spread over every core switch: the edge and aggregation
+    /// tiers hash different key bits (without that, half the cores carry nothing).
+    #[test]
+    fn fat_tree_ecmp_uses_every_core() {
+        use crate::twin::sketchint_int::ecmp_hash_of;
+        use smartnic_contract::hash::ecmp_member;
+        use smartnic_contract::FlowKey;
+        let t = fat_tree(4, DEFAULT_RATE_BPS, DEFAULT_DELAY_NS).unwrap();
+        let all = compute(&t).unwrap();
+        let tables = |name: &str| &all[t.switches().position(|s| s == t.by_name(name).unwrap()).unwrap()];
+        let mut cores = std::collections::BTreeMap::new();
+        for i in 0..4000u32 {
+            let key = FlowKey::from_v4([10, 0, 0, 2], [10, 0, 6, 2], (i * 7919) as u16, 80, 6);
+            let pick = |sw: &str| {
+                let tb = tables(sw);
+                let r = tb.lookup(std::net::Ipv4Addr::new(10, 0, 6, 2)).unwrap();
+                let hop =
+                    tb.nexthops[(r.base + ecmp_member(ecmp_hash_of(&key, r.reverse), r.count)) as usize];
+                t.peer(t.by_name(sw).unwrap(), hop.port).node
+            };
+            let agg = pick("edge0_0");
+            let core = pick(&t.nodes[agg].name.clone());
+            *cores.entry(t.nodes[core].name.clone()).or_insert(0u32) += 1;
+        }
+        assert_eq!(cores.len(), 4, "{cores:?}");
+        assert!(cores.values().all(|&n| (800..1200).contains(&n)), "{cores:?}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod names {
     pub const ACL_DROP: &str = "SwitchIngress.fwd.acl_drop";
     pub const IPV4_LPM: &str = "SwitchIngress.fwd.ipv4_lpm";
     pub const ECMP_GROUP: &str = "SwitchIngress.fwd.ecmp_group";
+    pub const ECMP_GROUP_REV: &str = "SwitchIngress.fwd.ecmp_group_rev";
     pub const ECMP_NHOP: &str = "SwitchIngress.fwd.ecmp_nhop";
     pub const SET_NHOP: &str = "SwitchIngress.fwd.set_nhop";
     /// Every name above: each must appear in the P4 sources.
@@ -34,13 +35,27 @@ pub struct NextHop {
     pub dmac: [u8; 6],
 }
 
-/// An LPM route: packets to `prefix/len` take next hop `base + crc % count` of `ecmp_nhop`.
+/// An LPM route: packets to `prefix/len` take next hop `base + crc % count` of `ecmp_nhop`,
+/// the CRC over the flow key or, with `reverse`, the reversed key
+/// ([`smartnic_contract::hash::ecmp_input`]; action `ecmp_group_rev`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Route {
     pub prefix: Ipv4Addr,
     pub len: u8,
     pub base: u16,
     pub count: u16,
+    pub reverse: bool,
+}
+
+impl Route {
+    /// The action that installs it.
+    pub fn action(&self) -> &'static str {
+        if self.reverse {
+            names::ECMP_GROUP_REV
+        } else {
+            names::ECMP_GROUP
+        }
+    }
 }
 
 impl Route {
@@ -178,7 +193,7 @@ impl SwitchTables {
         }));
         entries.extend(self.routes.iter().map(|r| {
             json!({"table": names::IPV4_LPM, "match": {"hdr.ipv4.dst_addr": [r.prefix.to_string(), r.len]},
-                   "action_name": names::ECMP_GROUP, "action_params": {"base": r.base, "count": r.count}})
+                   "action_name": r.action(), "action_params": {"base": r.base, "count": r.count}})
         }));
         entries.extend(self.acl.iter().map(|a| {
             let m: serde_json::Map<String, Value> =
@@ -213,7 +228,7 @@ pub fn route_command(r: &Route) -> String {
 
 /// `table_modify` of the route installed `handle`-th (bmv2 numbers a fresh table's entries 0, 1, ...).
 pub fn route_modify_command(handle: usize, r: &Route) -> String {
-    format!("table_modify {} {} {handle} => {} {}", names::IPV4_LPM, names::ECMP_GROUP, r.base, r.count)
+    format!("table_modify {} {} {handle} => {} {}", names::IPV4_LPM, r.action(), r.base, r.count)
 }
 
 /// `table_add` of one ACL rule (ternary: `value&&&mask` per field, then the priority).
@@ -252,7 +267,7 @@ mod tests {
                 NextHop { port: 3, dmac: [2, 0, 0, 0, 0, 2] },
             ],
         );
-        t.routes.push(Route { prefix: Ipv4Addr::new(10, 0, 1, 0), len: 24, base, count });
+        t.routes.push(Route { prefix: Ipv4Addr::new(10, 0, 1, 0), len: 24, base, count, reverse: false });
         let again = t.group(
             &mut g,
             vec![
@@ -284,7 +299,13 @@ mod tests {
     #[test]
     fn lookup_takes_the_longest_prefix() {
         let mut t = sample();
-        t.routes.push(Route { prefix: Ipv4Addr::new(10, 0, 1, 5), len: 32, base: 1, count: 1 });
+        t.routes.push(Route {
+            prefix: Ipv4Addr::new(10, 0, 1, 5),
+            len: 32,
+            base: 1,
+            count: 1,
+            reverse: true,
+        });
         assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 1, 5)).unwrap().len, 32);
         assert_eq!(t.lookup(Ipv4Addr::new(10, 0, 1, 6)).unwrap().len, 24);
         assert!(t.lookup(Ipv4Addr::new(10, 0, 9, 6)).is_none());

@@ -1,7 +1,7 @@
 //! The twin of `sketchint_int.p4` on fixed packets: what each step of the program does,
 //! checked against frames built independently with the contract's frame builder.
 
-use smartnic_contract::hash::{ecmp_member, ECMP};
+use smartnic_contract::hash::{ecmp_input, ecmp_member, ECMP};
 use smartnic_contract::key::{FlowKey, PROTO_TCP, PROTO_UDP};
 use smartnic_contract::shim::{Hop, MAX_HOPS};
 use smartnic_contract::wire::builder::{FrameSpec, L3, L4};
@@ -9,7 +9,7 @@ use smartnic_contract::wire::ipv4::{Ipv4Packet, Ipv4Repr};
 use smartnic_contract::wire::tcp::TcpRepr;
 use smartnic_contract::wire::udp::UdpRepr;
 use smartnic_p4::tables::{AclRule, NextHop, Route, SwitchTables};
-use smartnic_p4::twin::sketchint_int::{ecmp_hash, Ingress, Switch};
+use smartnic_p4::twin::sketchint_int::{ecmp_hash_of, Ingress, Switch};
 use smartnic_p4::twin::DropReason;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -24,7 +24,7 @@ fn switch() -> Switch {
     let mut t = SwitchTables::new(9, SW_MAC);
     let hops = (1..=3).map(|p| NextHop { port: p, dmac: [2, 0, 0, 0, 1, p as u8] }).collect();
     let (base, count) = t.group(&mut BTreeMap::new(), hops);
-    t.routes.push(Route { prefix: Ipv4Addr::new(10, 0, 1, 0), len: 24, base, count });
+    t.routes.push(Route { prefix: Ipv4Addr::new(10, 0, 1, 0), len: 24, base, count, reverse: false });
     Switch::new(t)
 }
 
@@ -53,7 +53,8 @@ fn forward(sw: &Switch, frame: Vec<u8>) -> (u16, Vec<u8>) {
 #[test]
 fn ecmp_hash_is_the_contracts() {
     let key = FlowKey::from_v4(SRC, DST, 5000, 80, PROTO_TCP);
-    assert_eq!(ecmp_hash(&key), ECMP.checksum(key.as_bytes()));
+    assert_eq!(ecmp_hash_of(&key, false), ECMP.checksum(key.as_bytes()));
+    assert_eq!(ecmp_hash_of(&key, true), ECMP.checksum(&ecmp_input(&key, true)));
 }
 
 #[test]

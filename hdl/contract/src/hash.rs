@@ -77,6 +77,29 @@ pub fn member(i: usize) -> CrcParams {
 pub const ECMP: CrcParams =
     CrcParams { poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, xorout: 0xFFFF_FFFF, refin: true, refout: true };
 
+/// What the ECMP hash reads: the flow key as is, or its reverse (source and destination
+/// address and port swapped) at switches of odd tier.
+///
+/// Why two: a CRC is linear, so `crc(x) mod 2` at one switch and at the next switch of the
+/// path are the same bit of the same key up to a constant, even with a per-switch salt in
+/// the input. Every edge switch's choice of aggregation switch would then fix that switch's
+/// choice of core, and in a fat-tree half the cores would carry nothing (ECMP polarization).
+/// The reversed key puts other key bits under each hash bit, so the choices at alternate
+/// tiers are independent.
+pub fn ecmp_input(key: &crate::FlowKey, reverse: bool) -> [u8; crate::KEY_LEN] {
+    use crate::key::field::{DST_IP, DST_PORT, SRC_IP, SRC_PORT};
+    let k = key.as_bytes();
+    if !reverse {
+        return *k;
+    }
+    let mut r = *k;
+    r[SRC_IP].copy_from_slice(&k[DST_IP]);
+    r[DST_IP].copy_from_slice(&k[SRC_IP]);
+    r[SRC_PORT].copy_from_slice(&k[DST_PORT]);
+    r[DST_PORT].copy_from_slice(&k[SRC_PORT]);
+    r
+}
+
 /// The ECMP group member a hash selects among `count`: `hash % count`, as v1model's `hash`
 /// extern computes `base + hash % max`.
 #[inline]
@@ -115,6 +138,16 @@ mod tests {
         assert!(FAMILY.iter().all(|m| *m != ECMP));
         assert_eq!(ecmp_member(7, 3), 1);
         assert_eq!(ecmp_member(7, 0), 0, "an empty group never divides by zero");
+    }
+
+    #[test]
+    fn reversed_ecmp_input_swaps_addresses_and_ports() {
+        let k = crate::FlowKey::from_v4([1, 2, 3, 4], [5, 6, 7, 8], 9, 10, 6);
+        assert_eq!(ecmp_input(&k, false), *k.as_bytes());
+        assert_eq!(
+            ecmp_input(&k, true),
+            *crate::FlowKey::from_v4([5, 6, 7, 8], [1, 2, 3, 4], 10, 9, 6).as_bytes()
+        );
     }
 
     #[test]

@@ -273,7 +273,10 @@ fn route_via(t: &Topology, s: NodeId, via: &str, prefix: (Ipv4Addr, u8), tables:
     let base = (tables.nexthops.len() - 1) as u16;
     match tables.route_mut(prefix.0, prefix.1) {
         Some(r) => (r.base, r.count) = (base, 1),
-        None => tables.routes.push(Route { prefix: prefix.0, len: prefix.1, base, count: 1 }),
+        None => {
+            let reverse = tables.routes.first().is_some_and(|r| r.reverse);
+            tables.routes.push(Route { prefix: prefix.0, len: prefix.1, base, count: 1, reverse })
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! present, IPv4, the TCP/UDP ports), drop on a parser error, drop if not IPv4 or if IPv4
 //! has options, drop on an ACL match, drop if the TTL is 1 or 0 (else decrement it), look
 //! the destination up by longest prefix, pick the next hop `base + crc32(key) % count`
-//! ([`smartnic_contract::hash::ECMP`]), rewrite the MACs.
+//! ([`smartnic_contract::hash::ECMP`]; the reversed key on routes marked so), rewrite the MACs.
 //! Egress: push the shim (kind INT stack, no hops) if the packet has none, append one hop
 //! record (this switch's ID, hop latency in ns) unless the stack already holds
 //! [`MAX_HOPS`], and recompute the IPv4 header checksum.
@@ -13,7 +13,7 @@ use super::DropReason;
 use crate::tables::SwitchTables;
 use smartnic_contract::frame::field::{ethernet, ipv4};
 use smartnic_contract::frame::ETHERTYPE_IPV4;
-use smartnic_contract::hash::ecmp_member;
+use smartnic_contract::hash::{ecmp_input, ecmp_member};
 use smartnic_contract::key::{FlowKey, PROTO_TCP, PROTO_UDP};
 use smartnic_contract::shim::{field as shim, ETHERTYPE_SHIM, KIND_INT_STACK, MAX_HOPS};
 use smartnic_contract::wire::ipv4::Ipv4Packet;
@@ -77,7 +77,8 @@ impl Switch {
         let Some(route) = self.tables.lookup(Ipv4Addr::from(lay.key.dst_ip())) else {
             return drop(DropReason::NoRoute);
         };
-        let select = route.base as usize + ecmp_member(ecmp_hash(&lay.key), route.count) as usize;
+        let hash = ecmp_hash_of(&lay.key, route.reverse);
+        let select = route.base as usize + ecmp_member(hash, route.count) as usize;
         let Some(hop) = self.tables.nexthops.get(select) else {
             return drop(DropReason::NoRoute);
         };
@@ -101,9 +102,9 @@ impl Switch {
     }
 }
 
-/// The ECMP hash of a flow key.
-pub fn ecmp_hash(key: &FlowKey) -> u32 {
-    ECMP_CRC.checksum(key.as_bytes())
+/// The ECMP hash of a flow key, read as is or reversed ([`ecmp_input`]).
+pub fn ecmp_hash_of(key: &FlowKey, reverse: bool) -> u32 {
+    ECMP_CRC.checksum(&ecmp_input(key, reverse))
 }
 
 /// The program's parser: Ethernet, shim (+ hops), IPv4, then the ports of an option-less,
