@@ -24,8 +24,8 @@ pub mod names {
     pub const ECMP_NHOP: &str = "SwitchIngress.fwd.ecmp_nhop";
     pub const SET_NHOP: &str = "SwitchIngress.fwd.set_nhop";
     /// Every name above: each must appear in the P4 sources.
-    pub const ALL: [&str; 8] =
-        [SWITCH_CONFIG, SET_SWITCH, ACL, ACL_DROP, IPV4_LPM, ECMP_GROUP, ECMP_NHOP, SET_NHOP];
+    pub const ALL: [&str; 9] =
+        [SWITCH_CONFIG, SET_SWITCH, ACL, ACL_DROP, IPV4_LPM, ECMP_GROUP, ECMP_GROUP_REV, ECMP_NHOP, SET_NHOP];
 }
 
 /// One next hop of an ECMP group: the egress port and the neighbour's MAC.
@@ -215,15 +215,7 @@ const ACL_FIELDS: [(&str, core::ops::Range<usize>); 5] = [
 
 /// `table_add` of one route.
 pub fn route_command(r: &Route) -> String {
-    format!(
-        "table_add {} {} {}/{} => {} {}",
-        names::IPV4_LPM,
-        names::ECMP_GROUP,
-        r.prefix,
-        r.len,
-        r.base,
-        r.count
-    )
+    format!("table_add {} {} {}/{} => {} {}", names::IPV4_LPM, r.action(), r.prefix, r.len, r.base, r.count)
 }
 
 /// `table_modify` of the route installed `handle`-th (bmv2 numbers a fresh table's entries 0, 1, ...).
@@ -294,6 +286,20 @@ mod tests {
                  0x0000&&&0x0000 0x0000&&&0x0000 0x00&&&0x00 => 1",
             ]
         );
+    }
+
+    #[test]
+    fn a_reversed_route_installs_the_reversed_action() {
+        let r = Route { prefix: Ipv4Addr::new(10, 0, 3, 0), len: 24, base: 4, count: 2, reverse: true };
+        assert_eq!(
+            route_command(&r),
+            "table_add SwitchIngress.fwd.ipv4_lpm SwitchIngress.fwd.ecmp_group_rev 10.0.3.0/24 => 4 2"
+        );
+        assert_eq!(
+            route_modify_command(7, &r),
+            "table_modify SwitchIngress.fwd.ipv4_lpm SwitchIngress.fwd.ecmp_group_rev 7 => 4 2"
+        );
+        assert!(names::ALL.contains(&names::ECMP_GROUP_REV));
     }
 
     #[test]
