@@ -54,7 +54,8 @@ pub struct DemoConfig {
     pub top: usize,
     /// Run the software pipeline only (no simulated NIC).
     pub software: bool,
-    /// Simulate the NICs of the first this many hosts only (`None`: every host).
+    /// Simulate the NICs of only this many hosts, those that received the most packets
+    /// (`None`: every host).
     pub hosts: Option<usize>,
 }
 
@@ -171,8 +172,7 @@ pub fn run(cfg: &DemoConfig, progress: Progress) -> anyhow::Result<DemoReport> {
     let pb = progress(None, "simulating the network");
     let truth = run_lab(cfg, &t, &lab_dir)?;
     pb.finish_and_clear();
-    let hosts: Vec<String> =
-        t.hosts().take(cfg.hosts.unwrap_or(usize::MAX)).map(|h| t.nodes[h].name.clone()).collect();
+    let hosts = chosen_hosts(&t, &truth, cfg.hosts);
     let mut checks = Vec::new();
     let mut nic = HashMap::new();
     let mut reads = None;
@@ -184,6 +184,19 @@ pub fn run(cfg: &DemoConfig, progress: Progress) -> anyhow::Result<DemoReport> {
         checks.push(check);
     }
     Ok(report(cfg, &t, &lab_dir, &truth, checks, &nic, reads))
+}
+
+/// Every host in topology order, or the `n` that received the most packets (ties by name).
+fn chosen_hosts(t: &Topology, truth: &Truth, n: Option<usize>) -> Vec<String> {
+    let mut hosts: Vec<String> = t.hosts().map(|h| t.nodes[h].name.clone()).collect();
+    let Some(n) = n else { return hosts };
+    let mut received: HashMap<&str, u64> = HashMap::new();
+    for f in &truth.flows {
+        *received.entry(f.dst.as_str()).or_default() += f.packets_received;
+    }
+    hosts.sort_by_key(|h| (std::cmp::Reverse(received.get(h.as_str()).copied().unwrap_or(0)), h.clone()));
+    hosts.truncate(n);
+    hosts
 }
 
 /// What a NIC knows of one flow, summed over its epochs.

@@ -1,5 +1,5 @@
 //! `smartnic demo` through the simulated NIC (the `smartnic-sim` service, Verilator core) on
-//! a small network run, three hosts' NICs: the demo succeeds, and every epoch snapshot it
+//! a small network run, the NICs of its three busiest hosts: the demo succeeds, and every epoch snapshot it
 //! read out over the driver holds, section for section, the counters of the software
 //! TowerSketch and SuMax built here over the same epoch's packets of that host's capture
 //! (checked by this test, not by the demo's own comparison).

@@ -38,7 +38,7 @@ pub struct DemoArgs {
     /// Rows in each table of the report.
     #[arg(long, default_value_t = 8)]
     pub top: usize,
-    /// Simulate the NICs of the first N hosts only (default: all 16).
+    /// Simulate only the NICs of the N hosts that received the most packets (default: all 16).
     #[arg(long, value_name = "N")]
     pub hosts: Option<usize>,
     /// Run the software pipeline only (no simulated NIC).

@@ -41,7 +41,7 @@ pub const PAGES: &[Page] = &[
         examples: &[
             top("demo", "a fat-tree with a blackhole and a congested link; every host's simulated NIC; report"),
             ex("demo --software", "the software pipeline only (no simulator needed)"),
-            ex("demo --hosts 4 --packets 20000", "a shorter run: 20,000 packets, the first 4 hosts' NICs simulated"),
+            ex("demo --hosts 4 --packets 20000", "a shorter run: 20,000 packets, the NICs of the 4 busiest hosts simulated"),
         ],
         text: "Exit status 1 when the NIC's counters differ from the model's.",
     },
