@@ -14,8 +14,9 @@ use crate::trace::capture::CaptureReader;
 use crate::trace::pcap::PcapWriter;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use smartnic_contract::frame::field::ethernet;
 use smartnic_contract::shim::{field as shim, ETHERTYPE_SHIM};
+use smartnic_contract::wire::shim::{Hop, ShimHeader};
+use smartnic_contract::wire::vlan::walk_l2;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::BufWriter;
@@ -106,28 +107,24 @@ impl Report {
     }
 }
 
-/// Where this switch's latency field is: the last hop record, if `switch_id` wrote it.
-fn own_latency(frame: &[u8], switch_id: u16) -> Option<(usize, u16)> {
-    let et = frame.get(ethernet::ETHERTYPE.clone())?;
-    if u16::from_be_bytes([et[0], et[1]]) != ETHERTYPE_SHIM {
-        return None;
-    }
-    let s = ethernet::HEADER_LEN;
-    let n =
-        u16::from_be_bytes(frame.get(s + shim::HOP_COUNT.start..s + shim::HOP_COUNT.end)?.try_into().ok()?);
-    let last = s + shim::HOPS + shim::HOP_LEN * (n as usize).checked_sub(1)?;
-    let id = frame.get(last + shim::HOP_SWITCH.start..last + shim::HOP_SWITCH.end)?;
-    (u16::from_be_bytes([id[0], id[1]]) == switch_id).then_some((last + shim::HOP_LATENCY.start, n))
+/// This switch's hop record: the last one, if `switch_id` wrote it. Its offset in the frame,
+/// the record, and the hop count.
+fn own_hop(frame: &[u8], switch_id: u16) -> Option<(usize, Hop, u16)> {
+    let l2 = walk_l2(frame).ok().filter(|l2| l2.ethertype == ETHERTYPE_SHIM)?;
+    let shim = ShimHeader::new_checked(&frame[l2.payload_at..]).ok()?;
+    let n = shim.hop_count();
+    let last = shim.hop(n.checked_sub(1)? as usize);
+    let at = l2.payload_at + shim.header_len() - shim::HOP_LEN;
+    (last.switch_id == switch_id).then_some((at, last, n))
 }
 
 /// The frame with this switch's latency zeroed, its latency, and its hop count.
 fn masked(frame: &[u8], switch_id: u16) -> (Vec<u8>, Option<u32>, u16) {
     let mut f = frame.to_vec();
-    match own_latency(frame, switch_id) {
-        Some((at, n)) => {
-            let lat = u32::from_be_bytes(f[at..at + 4].try_into().unwrap());
-            f[at..at + 4].fill(0);
-            (f, Some(lat), n)
+    match own_hop(frame, switch_id) {
+        Some((at, hop, n)) => {
+            f[at + shim::HOP_LATENCY.start..at + shim::HOP_LATENCY.end].fill(0);
+            (f, Some(hop.latency_ns), n)
         }
         None => (f, None, 0),
     }

@@ -11,13 +11,14 @@
 
 use super::DropReason;
 use crate::tables::SwitchTables;
-use smartnic_contract::frame::field::{ethernet, ipv4};
+use smartnic_contract::frame::field::{ethernet, ipv4, udp};
 use smartnic_contract::frame::ETHERTYPE_IPV4;
 use smartnic_contract::hash::{ecmp_input, ecmp_member};
 use smartnic_contract::key::{FlowKey, PROTO_TCP, PROTO_UDP};
-use smartnic_contract::shim::{field as shim, ETHERTYPE_SHIM, KIND_INT_STACK, MAX_HOPS};
+use smartnic_contract::shim::ETHERTYPE_SHIM;
+use smartnic_contract::wire::ethernet::EthernetFrame;
 use smartnic_contract::wire::ipv4::Ipv4Packet;
-use smartnic_contract::wire::shim::{ensure_int_stack, push_hop, Hop, ShimHeader};
+use smartnic_contract::wire::shim::{ensure_int_stack, push_hop, Hop, ShimError, ShimHeader};
 use std::net::Ipv4Addr;
 
 /// The ECMP hash, table-driven (checked against the contract's bitwise definition).
@@ -64,13 +65,14 @@ impl Switch {
             Err(reason) => return Ingress::Drop { reason, key: None },
         };
         let drop = |reason| Ingress::Drop { reason, key: Some(lay.key) };
-        if frame[lay.ip + ipv4::VER_IHL] & 0x0F != 5 {
+        let ip = Ipv4Packet::new_unchecked(&frame[lay.ip..]);
+        if ip.ihl() != 5 {
             return drop(DropReason::Ipv4Options);
         }
         if self.tables.acl.iter().any(|a| a.matches(&lay.key)) {
             return drop(DropReason::Acl);
         }
-        let ttl = frame[lay.ip + ipv4::TTL];
+        let ttl = ip.ttl();
         if ttl <= 1 {
             return drop(DropReason::TtlExpired);
         }
@@ -82,9 +84,11 @@ impl Switch {
         let Some(hop) = self.tables.nexthops.get(select) else {
             return drop(DropReason::NoRoute);
         };
-        frame[lay.ip + ipv4::TTL] = ttl - 1;
-        frame[ethernet::DESTINATION].copy_from_slice(&hop.dmac);
-        frame[ethernet::SOURCE].copy_from_slice(&self.tables.mac);
+        // set_nhop: the checksum is the deparser's (egress), so the TTL is set plainly here.
+        Ipv4Packet::new_unchecked(&mut frame[lay.ip..]).set_ttl(ttl - 1);
+        let mut eth = EthernetFrame::new_checked(&mut frame[..]).expect("parsed above");
+        eth.set_destination(hop.dmac);
+        eth.set_source(self.tables.mac);
         Ingress::Forward { port: hop.port, frame, key: lay.key }
     }
 
@@ -108,44 +112,36 @@ pub fn ecmp_hash_of(key: &FlowKey, reverse: bool) -> u32 {
 }
 
 /// The program's parser: Ethernet, shim (+ hops), IPv4, then the ports of an option-less,
-/// unfragmented TCP or UDP packet.
+/// unfragmented TCP or UDP packet. The shim view's checks are the program's parser rules
+/// (cut short or deeper than `MAX_HOPS`: a parser error; another kind: no IPv4 parsed); the
+/// IPv4 header is read unchecked, as the program checks neither version nor length.
 fn parse(f: &[u8]) -> Result<Layout, DropReason> {
     let need = |n: usize| if f.len() < n { Err(DropReason::Malformed) } else { Ok(()) };
-    need(ethernet::HEADER_LEN)?;
-    let mut ethertype = be16(f, ethernet::ETHERTYPE.start);
-    let mut off = ethernet::HEADER_LEN;
+    let eth = EthernetFrame::new_checked(f).map_err(|_| DropReason::Malformed)?;
+    let mut ethertype = eth.ethertype();
+    let mut ip = ethernet::HEADER_LEN;
     if ethertype == ETHERTYPE_SHIM {
-        need(off + shim::HOPS)?;
-        if f[off + shim::KIND] != KIND_INT_STACK {
-            return Err(DropReason::NotIpv4);
-        }
-        let n = be16(f, off + shim::HOP_COUNT.start);
-        if n > MAX_HOPS {
-            return Err(DropReason::Malformed);
-        }
-        need(off + shim::HOPS + shim::HOP_LEN * n as usize)?;
-        ethertype = be16(f, off + shim::NEXT_TYPE.start);
-        off += shim::HOPS + shim::HOP_LEN * n as usize;
+        let shim = ShimHeader::new_checked(&f[ip..]).map_err(|e| match e {
+            ShimError::UnknownKind(_) => DropReason::NotIpv4,
+            ShimError::Truncated | ShimError::TooManyHops(_) => DropReason::Malformed,
+        })?;
+        ethertype = shim.next_type();
+        ip += shim.header_len();
     }
     if ethertype != ETHERTYPE_IPV4 {
         return Err(DropReason::NotIpv4);
     }
-    need(off + ipv4::MIN_HEADER_LEN)?;
-    let ip = off;
-    let proto = f[ip + ipv4::PROTOCOL];
-    let plain = f[ip + ipv4::VER_IHL] & 0x0F == 5
-        && be16(f, ip + ipv4::FLAGS_FRAG.start) & ipv4::FRAG_OFFSET_MASK == 0;
+    need(ip + ipv4::MIN_HEADER_LEN)?;
+    let h = Ipv4Packet::new_unchecked(&f[ip..]);
+    let (proto, plain) = (h.protocol(), h.ihl() == 5 && h.frag_offset() == 0);
     let (mut sport, mut dport) = (0, 0);
     if plain && (proto == PROTO_TCP || proto == PROTO_UDP) {
-        need(ip + ipv4::MIN_HEADER_LEN + 4)?;
-        sport = be16(f, ip + ipv4::MIN_HEADER_LEN);
-        dport = be16(f, ip + ipv4::MIN_HEADER_LEN + 2);
+        // The program extracts only the ports (the first four bytes of TCP and UDP alike).
+        let l4 = ip + ipv4::MIN_HEADER_LEN;
+        need(l4 + udp::DST_PORT.end)?;
+        let port = |r: core::ops::Range<usize>| u16::from_be_bytes([f[l4 + r.start], f[l4 + r.start + 1]]);
+        (sport, dport) = (port(udp::SRC_PORT), port(udp::DST_PORT));
     }
-    let addr = |r: core::ops::Range<usize>| -> [u8; 4] { f[ip + r.start..ip + r.end].try_into().unwrap() };
-    let key = FlowKey::from_v4(addr(ipv4::SOURCE), addr(ipv4::DESTINATION), sport, dport, proto);
+    let key = FlowKey::from_v4(h.src_addr(), h.dst_addr(), sport, dport, proto);
     Ok(Layout { ip, key })
-}
-
-fn be16(f: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([f[at], f[at + 1]])
 }
