@@ -9,7 +9,6 @@
 use crate::tables::{NextHop, Route, SwitchTables};
 use crate::topology::{NodeId, Topology, TopologyError};
 use std::collections::{BTreeMap, VecDeque};
-use std::net::Ipv4Addr;
 
 /// The tables of every switch, in the order of [`Topology::switches`].
 pub fn compute(t: &Topology) -> Result<Vec<SwitchTables>, TopologyError> {
@@ -75,13 +74,6 @@ fn switch_tables(
         tables.routes.push(Route { prefix: Topology::edge_prefix(rank), len: 24, base, count, reverse });
     }
     Ok(tables)
-}
-
-/// The prefix (address and length) a host's traffic is routed by at a switch other than its
-/// own edge switch.
-pub fn host_prefix(t: &Topology, host: NodeId) -> (Ipv4Addr, u8) {
-    let o = t.host_ip(host).expect("a host").octets();
-    (Ipv4Addr::new(o[0], o[1], o[2], 0), 24)
 }
 
 #[cfg(test)]

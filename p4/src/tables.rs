@@ -218,11 +218,6 @@ pub fn route_command(r: &Route) -> String {
     format!("table_add {} {} {}/{} => {} {}", names::IPV4_LPM, r.action(), r.prefix, r.len, r.base, r.count)
 }
 
-/// `table_modify` of the route installed `handle`-th (bmv2 numbers a fresh table's entries 0, 1, ...).
-pub fn route_modify_command(handle: usize, r: &Route) -> String {
-    format!("table_modify {} {} {handle} => {} {}", names::IPV4_LPM, r.action(), r.base, r.count)
-}
-
 /// `table_add` of one ACL rule (ternary: `value&&&mask` per field, then the priority).
 pub fn acl_command(a: &AclRule) -> String {
     let fields: Vec<String> = ACL_FIELDS
@@ -294,10 +289,6 @@ mod tests {
         assert_eq!(
             route_command(&r),
             "table_add SwitchIngress.fwd.ipv4_lpm SwitchIngress.fwd.ecmp_group_rev 10.0.3.0/24 => 4 2"
-        );
-        assert_eq!(
-            route_modify_command(7, &r),
-            "table_modify SwitchIngress.fwd.ipv4_lpm SwitchIngress.fwd.ecmp_group_rev 7 => 4 2"
         );
         assert!(names::ALL.contains(&names::ECMP_GROUP_REV));
     }

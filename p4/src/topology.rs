@@ -153,11 +153,6 @@ impl Topology {
         }
     }
 
-    /// The node with switch ID `id`.
-    pub fn switch_node(&self, id: u16) -> Option<NodeId> {
-        self.switches().find(|&n| self.switch_id(n) == Some(id))
-    }
-
     /// The IPv4 address of a host node.
     pub fn host_ip(&self, node: NodeId) -> Option<Ipv4Addr> {
         match self.nodes[node].kind {
@@ -171,11 +166,6 @@ impl Topology {
         match self.nodes[node].kind {
             NodeKind::Host { mac, .. } | NodeKind::Switch { mac, .. } => mac,
         }
-    }
-
-    /// The host node with address `ip`.
-    pub fn host_by_ip(&self, ip: Ipv4Addr) -> Option<NodeId> {
-        self.hosts().find(|&n| self.host_ip(n) == Some(ip))
     }
 
     /// The node called `name`.
