@@ -92,7 +92,7 @@ pub enum GeometryError {
     Depth {
         array: usize,
     },
-    /// A SuMax cell width (`size_width`, `delay_width`, `time_width`) outside 1..=32.
+    /// A cell width outside 1..=32 (`field` names the sketch and the field).
     CellWidth {
         field: &'static str,
         width: u8,
@@ -114,6 +114,11 @@ pub enum GeometryError {
         array: usize,
         poly: u32,
     },
+    /// A latency-tower `latency_shift` above its maximum.
+    LatencyShift {
+        shift: u8,
+        max: u8,
+    },
 }
 
 impl core::fmt::Display for GeometryError {
@@ -128,7 +133,7 @@ impl core::fmt::Display for GeometryError {
             }
             Self::Depth { array } => write!(f, "array {array}: depth must be at least 1"),
             Self::CellWidth { field, width } => {
-                write!(f, "SuMax {field} {width} is outside 1..=32 bits")
+                write!(f, "{field} {width} is outside 1..=32 bits")
             }
             Self::SuMaxDepth => write!(f, "SuMax depth must be at least 1"),
             Self::DelayCells { cells, max } => {
@@ -142,6 +147,9 @@ impl core::fmt::Display for GeometryError {
             ),
             Self::Polynomial { array, poly } => {
                 write!(f, "array {array}: CRC polynomial {poly:#010x} lacks the x^0 term")
+            }
+            Self::LatencyShift { shift, max } => {
+                write!(f, "latency tower latency_shift {shift} is above {max} (units of 2^shift ns)")
             }
         }
     }
@@ -325,9 +333,9 @@ impl SuMaxGeometry {
         if self.delay_cells == 0 || self.delay_cells > MAX_DELAY_CELLS {
             return Err(GeometryError::DelayCells { cells: self.delay_cells, max: MAX_DELAY_CELLS });
         }
-        validate_cell_width("size_width", self.size_width)?;
-        validate_cell_width("delay_width", self.delay_width)?;
-        validate_cell_width("time_width", self.time_width)?;
+        validate_cell_width("SuMax size_width", self.size_width)?;
+        validate_cell_width("SuMax delay_width", self.delay_width)?;
+        validate_cell_width("SuMax time_width", self.time_width)?;
         if self.time_shift as u32 + self.time_width as u32 > TIMESTAMP_BITS {
             return Err(GeometryError::TimeShift { shift: self.time_shift, width: self.time_width });
         }

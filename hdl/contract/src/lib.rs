@@ -14,6 +14,7 @@
 //! | [`geometry`] | sketch geometries (TowerSketch, SuMax, baselines) and their paper defaults |
 //! | [`lut`] | LUT contents for log2/exp2 and the multiplicative encoder |
 //! | [`packing`] | the counter packing rule (LSB-first bit fields) of readout windows, snapshots and the software sketches |
+//! | [`per_switch`] | per-switch telemetry: the hop key, the latency tower, the inflated-latency rule, the flow-key table |
 //! | [`regs`] | register-block type IDs and the block header layout |
 //! | [`shim`] | the telemetry shim header switches add and the NIC strips (kept at [`wire::shim`]) |
 //! | [`snapshot`] | identifiers and layout constants of the snapshot file |
@@ -27,6 +28,7 @@ pub mod interval;
 pub mod key;
 pub mod lut;
 pub mod packing;
+pub mod per_switch;
 pub mod regs;
 pub mod snapshot;
 pub mod vectors;

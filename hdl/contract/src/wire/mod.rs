@@ -12,6 +12,7 @@
 //! | [`ipv4`] | the IPv4 header, its checksum and the TTL decrement |
 //! | [`ipv6`] | the fixed IPv6 header |
 //! | [`ipv6_ext`] | the IPv6 extension headers the parsers skip |
+//! | [`record`] | the NIC's record stream (inflated-latency events; later sketchlets, PINT digests) |
 //! | [`tcp`] | the TCP header |
 //! | [`udp`] | the UDP header |
 //! | [`builder`] | one frame builder: a [`builder::FrameSpec`] to bytes |
@@ -21,6 +22,7 @@ pub mod ethernet;
 pub mod ipv4;
 pub mod ipv6;
 pub mod ipv6_ext;
+pub mod record;
 pub mod shim;
 pub mod tcp;
 pub mod udp;
@@ -37,6 +39,7 @@ pub enum Header {
     Ipv6Ext,
     Tcp,
     Udp,
+    Record,
 }
 
 impl core::fmt::Display for Header {
@@ -50,6 +53,7 @@ impl core::fmt::Display for Header {
             Header::Ipv6Ext => "IPv6 extension header",
             Header::Tcp => "TCP header",
             Header::Udp => "UDP header",
+            Header::Record => "stream record",
         })
     }
 }
