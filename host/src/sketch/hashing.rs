@@ -1,4 +1,5 @@
-//! Fast evaluation of several family CRCs of a 13-byte key at once.
+//! Fast evaluation of several family CRCs of a fixed-length key at once: the 13-byte flow
+//! key of the flow sketches, the 15-byte hop key of the latency tower.
 //!
 //! For a fixed message length a CRC is affine over GF(2): `crc(k) = c0 ^ XOR_p T_p[k_p]`,
 //! where `c0` is the CRC of the all-zero key and `T_p[x]` the contribution of value `x` in
@@ -15,8 +16,6 @@ use smartnic_contract::{FlowKey, KEY_LEN};
 
 /// Most members one bank evaluates (one 32-byte row per table entry).
 pub const MAX_MEMBERS: usize = 8;
-/// Nibbles of a key.
-const NIBBLES: usize = KEY_LEN * 2;
 
 /// One table row: the contribution of a nibble to every member's CRC. Fixed width and
 /// 32-byte aligned so the 26 row XORs compile to a few vector instructions.
@@ -24,18 +23,33 @@ const NIBBLES: usize = KEY_LEN * 2;
 #[repr(align(32))]
 struct Row([u32; MAX_MEMBERS]);
 
-/// The CRCs of up to [`MAX_MEMBERS`] family members over flow keys.
+/// The CRCs of up to [`MAX_MEMBERS`] family members over `L`-byte keys (flow keys unless
+/// told otherwise).
 #[derive(Clone, Debug)]
-pub struct HashBank {
+pub struct HashBank<const L: usize = KEY_LEN> {
     d: usize,
-    /// Indexed `[nibble position * 16 + nibble]` (high nibble of byte `p` at `2p`).
-    /// A fixed-size array, so the hot path has no length to check.
-    table: Box<[Row; NIBBLES * 16]>,
+    /// Indexed `[byte position][nibble]`: the high nibble's rows first (0..16), then the
+    /// low nibble's (16..32). Fixed-size arrays, so the hot path has no length to check.
+    table: Box<[[Row; 32]; L]>,
     zero: Row,
     params: Vec<CrcParams>,
 }
 
-impl HashBank {
+impl HashBank<KEY_LEN> {
+    /// The CRCs of `key`: entry `m` for member `m` (entries `d..` are zero).
+    #[inline(always)]
+    pub fn hash(&self, key: &FlowKey) -> [u32; MAX_MEMBERS] {
+        self.hash_bytes(key.as_bytes())
+    }
+
+    /// Writes the `d` CRCs of `key` into `out[..d]`.
+    #[inline]
+    pub fn hash_into(&self, key: &FlowKey, out: &mut [u32]) {
+        out[..self.d].copy_from_slice(&self.hash(key)[..self.d]);
+    }
+}
+
+impl<const L: usize> HashBank<L> {
     /// A bank of the given members; panics beyond [`MAX_MEMBERS`] (sketch constructors
     /// reject such geometries first).
     pub fn new(params: &[CrcParams]) -> Self {
@@ -43,20 +57,21 @@ impl HashBank {
         assert!(d <= MAX_MEMBERS, "a hash bank holds at most {MAX_MEMBERS} members");
         let mut zero = Row::default();
         for (z, p) in zero.0.iter_mut().zip(params) {
-            *z = p.checksum(&[0; KEY_LEN]);
+            *z = p.checksum(&[0; L]);
         }
-        let mut table = Box::new([Row::default(); NIBBLES * 16]);
+        let rows: Box<[[Row; 32]]> = vec![[Row::default(); 32]; L].into_boxed_slice();
+        let mut table: Box<[[Row; 32]; L]> = rows.try_into().expect("L rows");
         for (m, p) in params.iter().enumerate() {
-            let basis = bit_basis(p, zero.0[m]);
-            for pos in 0..NIBBLES {
+            let basis = bit_basis::<L>(p, zero.0[m]);
+            for nibble in 0..2 * L {
                 for nib in 0..16usize {
                     let mut acc = 0u32;
                     for bit in 0..4 {
                         if nib & (0x8 >> bit) != 0 {
-                            acc ^= basis[pos * 4 + bit];
+                            acc ^= basis[nibble * 4 + bit];
                         }
                     }
-                    table[pos * 16 + nib].0[m] = acc;
+                    table[nibble / 2][(nibble % 2) * 16 + nib].0[m] = acc;
                 }
             }
         }
@@ -75,32 +90,26 @@ impl HashBank {
         &self.params
     }
 
-    /// The CRCs of `key`: entry `m` for member `m` (entries `d..` are zero).
+    /// The CRCs of the `L` bytes `key`: entry `m` for member `m` (entries `d..` are zero).
     #[inline(always)]
-    pub fn hash(&self, key: &FlowKey) -> [u32; MAX_MEMBERS] {
+    pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
         let mut acc = self.zero.0;
-        for (pos, &b) in key.as_bytes().iter().enumerate() {
-            let hi = &self.table[pos * 32 + (b >> 4) as usize].0;
-            let lo = &self.table[pos * 32 + 16 + (b & 15) as usize].0;
+        for (rows, &b) in self.table.iter().zip(key) {
+            let hi = &rows[(b >> 4) as usize].0;
+            let lo = &rows[16 + (b & 15) as usize].0;
             for ((o, h), l) in acc.iter_mut().zip(hi).zip(lo) {
                 *o ^= h ^ l;
             }
         }
         acc
     }
-
-    /// Writes the `d` CRCs of `key` into `out[..d]`.
-    #[inline]
-    pub fn hash_into(&self, key: &FlowKey, out: &mut [u32]) {
-        out[..self.d].copy_from_slice(&self.hash(key)[..self.d]);
-    }
 }
 
-/// The linear contribution of each of the 104 key bits (MSB of byte 0 first).
-fn bit_basis(p: &CrcParams, zero: u32) -> Vec<u32> {
-    (0..KEY_LEN * 8)
+/// The linear contribution of each of the `8 L` key bits (MSB of byte 0 first).
+fn bit_basis<const L: usize>(p: &CrcParams, zero: u32) -> Vec<u32> {
+    (0..L * 8)
         .map(|bit| {
-            let mut k = [0u8; KEY_LEN];
+            let mut k = [0u8; L];
             k[bit / 8] = 0x80 >> (bit % 8);
             p.checksum(&k) ^ zero
         })
@@ -120,6 +129,21 @@ mod tests {
         for (key, want) in parse_hash_vectors(HASH_FILE) {
             bank.hash_into(&key, &mut out);
             assert_eq!(out, want, "key {key}");
+        }
+    }
+
+    /// The 15-byte hop keys hash like any other message of the family.
+    #[test]
+    fn hop_key_bank_matches_reference() {
+        use smartnic_contract::per_switch::{switch_key, SWITCH_KEY_LEN};
+        let bank = HashBank::<SWITCH_KEY_LEN>::new(&FAMILY);
+        let mut stream = smartnic_contract::vectors::KeyStream::new(7);
+        for s in 0..500u16 {
+            let k = switch_key(s.wrapping_mul(977), &stream.next_key());
+            let got = bank.hash_bytes(&k);
+            for (m, p) in FAMILY.iter().enumerate() {
+                assert_eq!(got[m], p.checksum(&k), "member {m}");
+            }
         }
     }
 

@@ -7,6 +7,9 @@
 //! | [`cell`] | overflow marker and the omega (running-minimum) rule |
 //! | [`tower`] | TowerSketch with CM / CU / approximate-CU insertion |
 //! | [`sumax`] | SuMax with sum and max cells |
+//! | [`latency_tower`] | the per-switch latency tower: count and latency-sum cells per (flow, switch) |
+//! | [`key_table`] | the flow-key table of heavy flows and their paths |
+//! | [`per_switch`] | the NIC's per-switch half: hops into the latency tower, inflated-latency records, the key table |
 //! | [`elastic`] | ElasticSketch baseline |
 //! | [`kind`] | the named sketch configurations the CLI and the accuracy lab build |
 //! | [`snapshot`] | sketches to snapshot sections and back |
@@ -14,7 +17,10 @@
 pub mod cell;
 pub mod elastic;
 pub mod hashing;
+pub mod key_table;
 pub mod kind;
+pub mod latency_tower;
+pub mod per_switch;
 pub mod snapshot;
 pub mod sumax;
 pub mod tower;

@@ -1,0 +1,177 @@
+//! The NIC's per-switch half, one epoch bank of it: every hop of a packet's INT stack goes
+//! into the latency tower and past the inflated-latency detector, and a packet whose flow
+//! estimate reached the table threshold offers its key and path to the flow-key table.
+//!
+//! Bit-exact specification of the NIC: for the same packets in the same order (and the
+//! flow tower's estimate of each), the latency buckets, the table slots and the inflated-
+//! latency records equal the hardware's. Hops are taken in stack (path) order, packets in
+//! arrival order, as the NIC's hop serializer feeds them.
+
+use super::key_table::{KeyTable, Offer};
+use super::latency_tower::LatencyTower;
+use crate::trace::Packet;
+use smartnic_contract::geometry::{GeometryError, InsertMode};
+use smartnic_contract::lut::{log2_table, Log2Params};
+use smartnic_contract::per_switch::{InflateRule, KeyTableGeometry, LatencyTowerGeometry, DEFAULT_TABLE_THRESHOLD};
+use smartnic_contract::wire::record::InflatedRecord;
+
+/// Everything the per-switch half is configured with: geometries at build time, the
+/// mode and thresholds by register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerSwitchConfig {
+    pub latency: LatencyTowerGeometry,
+    pub mode: InsertMode,
+    pub table: KeyTableGeometry,
+    /// A packet whose flow estimate is at least this offers its key to the table.
+    pub table_threshold: u32,
+    /// Delta_l in 1/256 units (SketchINT: 5).
+    pub inflate_ratio_x256: u32,
+}
+
+impl PerSwitchConfig {
+    /// The NIC's defaults (approximate CU, as the flow tower's default mode).
+    pub fn nic_default() -> Self {
+        PerSwitchConfig {
+            latency: LatencyTowerGeometry::nic_default(),
+            mode: InsertMode::Acu,
+            table: KeyTableGeometry::nic_default(),
+            table_threshold: DEFAULT_TABLE_THRESHOLD,
+            inflate_ratio_x256: InflateRule::SKETCHINT_RATIO_X256,
+        }
+    }
+}
+
+/// Counts of one bank.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerSwitchStats {
+    /// Hops inserted into the latency tower.
+    pub hops: u64,
+    /// Inflated-latency records produced.
+    pub inflated: u64,
+    /// Keys stored in the table.
+    pub table_inserts: u64,
+}
+
+/// One epoch bank of the per-switch half.
+#[derive(Clone, Debug)]
+pub struct PerSwitch {
+    config: PerSwitchConfig,
+    pub latency: LatencyTower,
+    pub table: KeyTable,
+    rule: InflateRule,
+    log2: Vec<u32>,
+    records: Vec<InflatedRecord>,
+    stats: PerSwitchStats,
+}
+
+impl PerSwitch {
+    pub fn new(config: PerSwitchConfig) -> Result<Self, GeometryError> {
+        let latency = LatencyTower::new(config.latency.clone(), config.mode)?;
+        let table = KeyTable::new(config.table.clone())?;
+        let log2 = log2_table(Log2Params::DEFAULT);
+        let rule = InflateRule::from_ratio_x256(&log2, Log2Params::DEFAULT, config.inflate_ratio_x256);
+        Ok(PerSwitch { config, latency, table, rule, log2, records: Vec::new(), stats: PerSwitchStats::default() })
+    }
+
+    pub fn config(&self) -> &PerSwitchConfig {
+        &self.config
+    }
+
+    /// Records one IP packet recorded in `epoch`, whose flow estimate after the flow
+    /// tower's insertion is `flow_estimate`.
+    pub fn observe(&mut self, epoch: u32, p: &Packet, flow_estimate: u64) {
+        for hop in &p.hops {
+            let units = self.config.latency.units(hop.latency_ns);
+            let before = self.latency.insert(&smartnic_contract::per_switch::switch_key(hop.switch_id, &p.key), units);
+            self.stats.hops += 1;
+            if self.rule.inflated(&self.log2, Log2Params::DEFAULT, units, before.count, before.sum) {
+                self.stats.inflated += 1;
+                self.records.push(InflatedRecord {
+                    epoch,
+                    flow: p.key,
+                    switch_id: hop.switch_id,
+                    latency_ns: hop.latency_ns,
+                });
+            }
+        }
+        if flow_estimate >= self.config.table_threshold as u64 {
+            let path: Vec<u16> = p.hops.iter().map(|h| h.switch_id).collect();
+            if let Offer::Inserted(_) = self.table.offer(&p.key, &path) {
+                self.stats.table_inserts += 1;
+            }
+        }
+    }
+
+    /// The inflated-latency records produced so far, in order.
+    pub fn records(&self) -> &[InflatedRecord] {
+        &self.records
+    }
+
+    /// Takes the records (the host drained the stream).
+    pub fn drain_records(&mut self) -> Vec<InflatedRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    pub fn stats(&self) -> PerSwitchStats {
+        self.stats
+    }
+
+    /// A new epoch in this bank: buckets, table and counts cleared (records stay: the
+    /// stream is not banked).
+    pub fn clear(&mut self) {
+        self.latency.clear();
+        self.table.clear();
+        self.stats = PerSwitchStats::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartnic_contract::shim::Hop;
+    use smartnic_contract::FlowKey;
+
+    fn packet(n: u8, hops: &[(u16, u32)]) -> Packet {
+        Packet {
+            ts_ns: 0,
+            wire_len: 100,
+            key: FlowKey::from_v4([10, 0, 0, n], [10, 0, 1, 1], 1000, 80, 6),
+            hops: hops.iter().map(|&(switch_id, latency_ns)| Hop { switch_id, latency_ns }).collect(),
+        }
+    }
+
+    /// Ten hops of 1 us at switch 2, then one of 6 us (more than 5x the average) and one of
+    /// 5 us (not more than 5x): exactly one record, naming switch 2; switch 1 never inflates.
+    #[test]
+    fn one_inflated_hop_one_record() {
+        let mut s = PerSwitch::new(PerSwitchConfig::nic_default()).unwrap();
+        for _ in 0..10 {
+            s.observe(3, &packet(1, &[(1, 1000), (2, 1000)]), 1);
+        }
+        s.observe(3, &packet(1, &[(1, 1000), (2, 6000)]), 1);
+        s.observe(3, &packet(1, &[(1, 1000), (2, 5000)]), 1);
+        assert_eq!(s.stats().hops, 24);
+        let r = s.records();
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!((r[0].epoch, r[0].switch_id, r[0].latency_ns), (3, 2, 6000));
+        assert_eq!(s.latency.query(2, &packet(1, &[]).key).count, Some(12));
+    }
+
+    #[test]
+    fn table_takes_flows_at_the_threshold_once() {
+        let mut cfg = PerSwitchConfig::nic_default();
+        cfg.table_threshold = 3;
+        let mut s = PerSwitch::new(cfg).unwrap();
+        for est in 1..=5 {
+            s.observe(0, &packet(1, &[(4, 10), (7, 10)]), est);
+        }
+        s.observe(0, &packet(2, &[]), 2);
+        assert_eq!(s.stats().table_inserts, 1);
+        let e: Vec<_> = s.table.entries().cloned().collect();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].path, vec![4, 7]);
+        s.clear();
+        assert_eq!(s.table.entries().count(), 0);
+        assert_eq!(s.stats(), PerSwitchStats::default());
+    }
+}
