@@ -35,7 +35,8 @@
 //!
 //! # The flow-key table ([`KeyTableGeometry`])
 //! SketchINT's "tiny hash table" of heavy flows: when a packet leaves the flow tower with
-//! an estimate at or above the table threshold (a register, Delta_h), its key and its path
+//! an estimate above the table threshold (a register, Delta_h; "heavy" is strictly
+//! larger, `n > Delta`, everywhere in the project), its key and its path
 //! (the switch IDs of its INT stack, in path order) enter a d-way table unless the key is
 //! already there. A key whose every way is taken by other keys is counted as a miss and
 //! not stored. The table belongs to the epoch: one per bank, cleared with it. Per-switch

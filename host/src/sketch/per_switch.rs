@@ -22,7 +22,8 @@ pub struct PerSwitchConfig {
     pub latency: LatencyTowerGeometry,
     pub mode: InsertMode,
     pub table: KeyTableGeometry,
-    /// A packet whose flow estimate is at least this offers its key to the table.
+    /// A packet whose flow estimate exceeds this offers its key to the table ("heavy" is
+    /// strictly larger, as in [`crate::tasks::heavy`]).
     pub table_threshold: u32,
     /// Delta_l in 1/256 units (SketchINT: 5).
     pub inflate_ratio_x256: u32,
@@ -94,7 +95,7 @@ impl PerSwitch {
                 });
             }
         }
-        if flow_estimate >= self.config.table_threshold as u64 {
+        if flow_estimate > self.config.table_threshold as u64 {
             let path: Vec<u16> = p.hops.iter().map(|h| h.switch_id).collect();
             if let Offer::Inserted(_) = self.table.offer(&p.key, &path) {
                 self.stats.table_inserts += 1;

@@ -8,6 +8,7 @@
 //! | [`distribution`] | flow-size distribution by MRAC's EM, per Tower array range | SketchINT V-A, LightGuardian 6.1 |
 //! | [`entropy`] | entropy of the flow sizes from the distribution | SketchINT V-A |
 //! | [`cardinality`] | number of flows by linear counting | SketchINT V-A |
+//! | [`per_switch`] | per-flow per-switch latency, inflated latency, per-switch heavy hitters and heavy changes | SketchINT V-B |
 //! | [`sumax`] | delay distribution, max inter-arrival, last arrival, partial reconstruction | LightGuardian 4.4, 6.1 |
 //!
 //! Every task works on [`crate::sketch::AnySketch`] where the sketch can answer it, and
@@ -18,6 +19,7 @@ pub mod distribution;
 pub mod entropy;
 pub mod flow_size;
 pub mod heavy;
+pub mod per_switch;
 pub mod sumax;
 
 pub use distribution::SizeDistribution;
