@@ -47,7 +47,7 @@
 //! | `tdata`, `tkeep`, `tlast`, `tuser`, `tvalid` | in | 64, 8, 1, 1, 1 | AXI-Stream from the MAC (`tdata[7:0]` first on the wire) |
 //! | `tready` | out | 1 | constant 1 |
 //! | `now` | in | 64 | free-running ns timestamp (sampled at a frame's first beat) |
-//! | `awaddr` ... `rready` | | | AXI4-Lite slave, `regs::RegsNic`'s bus (21-bit address) |
+//! | `bus$awaddr` ... `bus$rready` | | | AXI4-Lite slave: `regs::RegsNic`'s [`AxiLiteSlave`] bundle, linked through (21-bit address; signals in [`crate::regs::axil`]) |
 //! | `mon_valid`, `mon_key`, `mon_epoch`, `mon_bank` | out | 1, 104, 32, 1 | monitor: a packet enters the sketch this clock, its key, the EPOCH and bank it is recorded in |
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet running-minimum estimate at its last write (`done`) |
@@ -59,7 +59,7 @@ use crate::arith::delay_bin::{self, DelayBin};
 use crate::arith::Widen;
 use crate::nic::*;
 use crate::parser::Parser;
-use crate::regs::{RegMap, RegisterFile, SEL_BITS};
+use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
 use crate::sketch::epoch::EpochEngine;
 use crate::sketch::sumax::{self, SuMaxPipeline};
@@ -86,24 +86,8 @@ pub struct Core {
     pub tvalid: Signal<In, Bit>,
     pub tready: Signal<Out, Bit>,
     pub now: Signal<In, Bits<64>>,
-    // AXI4-Lite
-    pub awaddr: Signal<In, Bits<REGS_A>>,
-    pub awvalid: Signal<In, Bit>,
-    pub awready: Signal<Out, Bit>,
-    pub wdata: Signal<In, Bits<32>>,
-    pub wstrb: Signal<In, Bits<4>>,
-    pub wvalid: Signal<In, Bit>,
-    pub wready: Signal<Out, Bit>,
-    pub bresp: Signal<Out, Bits<2>>,
-    pub bvalid: Signal<Out, Bit>,
-    pub bready: Signal<In, Bit>,
-    pub araddr: Signal<In, Bits<REGS_A>>,
-    pub arvalid: Signal<In, Bit>,
-    pub arready: Signal<Out, Bit>,
-    pub rdata: Signal<Out, Bits<32>>,
-    pub rresp: Signal<Out, Bits<2>>,
-    pub rvalid: Signal<Out, Bit>,
-    pub rready: Signal<In, Bit>,
+    /// AXI4-Lite: the register file's bus, passed through (Verilog ports `bus$awaddr`, ...).
+    pub bus: AxiLiteSlave<REGS_A>,
     // monitors
     pub mon_valid: Signal<Out, Bit>,
     pub mon_key: Signal<Out, Bits<104>>,
@@ -208,23 +192,7 @@ impl Core {
             tvalid: Default::default(),
             tready: Default::default(),
             now: Default::default(),
-            awaddr: Default::default(),
-            awvalid: Default::default(),
-            awready: Default::default(),
-            wdata: Default::default(),
-            wstrb: Default::default(),
-            wvalid: Default::default(),
-            wready: Default::default(),
-            bresp: Default::default(),
-            bvalid: Default::default(),
-            bready: Default::default(),
-            araddr: Default::default(),
-            arvalid: Default::default(),
-            arready: Default::default(),
-            rdata: Default::default(),
-            rresp: Default::default(),
-            rvalid: Default::default(),
-            rready: Default::default(),
+            bus: Default::default(),
             mon_valid: Default::default(),
             mon_key: Default::default(),
             mon_epoch: Default::default(),
@@ -457,23 +425,7 @@ impl Logic for Core {
         // Register file.
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
-        self.regs.awaddr.next = self.awaddr.val();
-        self.regs.awvalid.next = self.awvalid.val();
-        self.awready.next = self.regs.awready.val();
-        self.regs.wdata.next = self.wdata.val();
-        self.regs.wstrb.next = self.wstrb.val();
-        self.regs.wvalid.next = self.wvalid.val();
-        self.wready.next = self.regs.wready.val();
-        self.bresp.next = self.regs.bresp.val();
-        self.bvalid.next = self.regs.bvalid.val();
-        self.regs.bready.next = self.bready.val();
-        self.regs.araddr.next = self.araddr.val();
-        self.regs.arvalid.next = self.arvalid.val();
-        self.arready.next = self.regs.arready.val();
-        self.rdata.next = self.regs.rdata.val();
-        self.rresp.next = self.regs.rresp.val();
-        self.rvalid.next = self.regs.rvalid.val();
-        self.regs.rready.next = self.rready.val();
+        AxiLiteSlave::<REGS_A>::link(&mut self.bus, &mut self.regs.bus);
         self.regs.frames.next = self.parser.frames.val();
         self.regs.sketched.next = self.parser.ip_packets.val();
         self.regs.bytes.next = self.bytes.q.val();

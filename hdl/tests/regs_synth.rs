@@ -4,7 +4,9 @@ use smartnic_hdl::{blocks, flow, synth};
 
 mod synth_util;
 
-/// Measured at commit 97746b5: 650 LUT, 81 FF, 16 CARRY4.
+/// Measured with the bus as one `AxiLiteSlave` bundle: 676 LUT, 81 FF, 16 CARRY4. Before it,
+/// 650 LUT: the Verilog was the same text but for the port names (`awaddr` -> `bus$awaddr`,
+/// checked by renaming), so the 26 LUTs are Yosys mapping the renamed netlist differently.
 #[test]
 fn regs_synthesizes_for_xc7_as_logic_only() {
     let dir = flow::target_dir().join("hdl-test").join("synth-regs");
@@ -16,5 +18,5 @@ fn regs_synthesizes_for_xc7_as_logic_only() {
     // The constant table is LUT logic: no block RAM, LUTRAM or DSP.
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 0, 0, 0), "{r:?}");
     // Flops: state (4) + address (19) + read data (32) + window sel/index (23) + pulses/mode.
-    synth_util::assert_logic(&r, 650, 81);
+    synth_util::assert_logic(&r, 676, 81);
 }

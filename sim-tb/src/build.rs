@@ -124,23 +124,49 @@ fn ctype(width: usize) -> &'static str {
     }
 }
 
-/// The C harness: a C ABI over the Verilated model with ports addressed by index.
+/// The C++ member Verilator gives port `name`: its identifier encoding (letters, digits
+/// and single `_` kept; `__` becomes `___05F`; any other character, such as the `$` of a
+/// rust-hdl bundle port `bus$awaddr`, becomes `__0` and its two hex digits).
+pub fn cpp_member(name: &str) -> String {
+    let mut out = String::new();
+    let mut chars = name.chars().peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let keep = if first { c.is_ascii_alphabetic() } else { c.is_ascii_alphanumeric() };
+        if keep {
+            out.push(c);
+        } else if c == '_' && chars.peek() == Some(&'_') {
+            chars.next();
+            out += "___05F";
+        } else if c == '_' {
+            out.push(c);
+        } else {
+            out += &format!("__0{:02X}", c as u32);
+        }
+        first = false;
+    }
+    out
+}
+
+/// The C harness: a C ABI over the Verilated model with ports addressed by index (the table
+/// keeps the Verilog names, the accessors use [`cpp_member`]).
 pub fn harness(ports: &[Port]) -> String {
     let mut set = String::new();
     let mut get = String::new();
     let mut table = String::new();
     for (i, p) in ports.iter().enumerate() {
         table += &format!("    {{\"{}\", {}, {}}},\n", p.name, p.width, if p.dir == Dir::In { 0 } else { 1 });
+        let m = cpp_member(&p.name);
         let (s, g) = match ctype(p.width) {
             "QData" => (
-                format!("m->{n} = (QData)w[0] | ((QData)w[1] << 32);", n = p.name),
-                format!("w[0] = (uint32_t)m->{n}; w[1] = (uint32_t)(m->{n} >> 32);", n = p.name),
+                format!("m->{m} = (QData)w[0] | ((QData)w[1] << 32);"),
+                format!("w[0] = (uint32_t)m->{m}; w[1] = (uint32_t)(m->{m} >> 32);"),
             ),
             "wide" => (
-                format!("for (int k = 0; k < {}; k++) m->{}[k] = w[k];", p.words(), p.name),
-                format!("for (int k = 0; k < {}; k++) w[k] = m->{}[k];", p.words(), p.name),
+                format!("for (int k = 0; k < {}; k++) m->{m}[k] = w[k];", p.words()),
+                format!("for (int k = 0; k < {}; k++) w[k] = m->{m}[k];", p.words()),
             ),
-            t => (format!("m->{} = ({t})w[0];", p.name), format!("w[0] = m->{};", p.name)),
+            t => (format!("m->{m} = ({t})w[0];"), format!("w[0] = m->{m};")),
         };
         if p.dir == Dir::In {
             set += &format!("    case {i}: {s} return 0;\n");
@@ -369,6 +395,20 @@ mod tests {
         assert_eq!((p[1].name.as_str(), p[1].width, p[1].dir), ("key", 104, Dir::In));
         assert_eq!((p[2].name.as_str(), p[2].width, p[2].dir), ("hash", 32, Dir::Out));
         assert_eq!(p[1].words(), 4);
+    }
+
+    #[test]
+    fn bundle_ports_use_verilators_cpp_names() {
+        let v =
+            "module nic_x(clock,bus$awaddr);\n    input wire  clock;\n    input wire  [20:0] bus$awaddr;\n\n";
+        let p = parse_ports(v, "nic_x").unwrap();
+        assert_eq!(p[1].name, "bus$awaddr");
+        let cpp = harness(&p);
+        assert!(cpp.contains("{\"bus$awaddr\", 21, 0}"), "the table keeps the Verilog name");
+        assert!(cpp.contains("m->bus__024awaddr = (IData)w[0];"), "{cpp}");
+        assert!(!cpp.contains("m->bus$"), "`$` is not a C++ identifier character");
+        assert_eq!(cpp_member("a__b"), "a___05Fb");
+        assert_eq!(cpp_member("win_req"), "win_req");
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! [`AccessError::Io`] with kind `TimedOut`, never an endless loop.
 use crate::model::{Model, PortId};
 use smartnic_driver::access::{check_range, AccessError, RegisterAccess};
+use smartnic_hdl::regs::axil::PORT_PREFIX;
 use smartnic_hdl::regs::{RegMap, RegsNic, STAT_PORTS};
 use std::collections::VecDeque;
 
@@ -45,7 +46,8 @@ impl Rng {
     }
 }
 
-/// The AXI4-Lite slave ports of a model: `<prefix>awaddr`, `<prefix>awvalid`, ...
+/// The AXI4-Lite slave ports of a model: `<prefix>awaddr`, `<prefix>awvalid`, ... (the
+/// prefix of rust-hdl's `AxiLiteSlave` bundle is `regs::axil::PORT_PREFIX`, `bus$`).
 #[derive(Clone, Copy, Debug)]
 pub struct AxiLitePorts {
     pub awaddr: PortId,
@@ -148,7 +150,8 @@ fn hung(what: String) -> AccessError {
 
 impl<F: Fabric> SimBar<F> {
     /// Wraps `model` (reset for 4 clocks here, with the master's valids and readies low);
-    /// `make_fabric` gets the model to look its ports up.
+    /// `make_fabric` gets the model to look its ports up; `prefix` names the AXI4-Lite ports
+    /// (`regs::axil::PORT_PREFIX` for our blocks).
     pub fn new(
         mut model: Model,
         prefix: &str,
@@ -525,6 +528,44 @@ impl<F: Fabric> SimBar<F> {
         let map = RegMap::nic_default();
         let verilog = smartnic_hdl::flow::to_verilog("regs", &mut RegsNic::new(&map)?)?;
         let model = Model::of_verilog("regs", &verilog)?;
-        Ok(SimBar::new(model, "", map.layout.bar_size as u64, make_fabric))
+        Ok(SimBar::new(model, PORT_PREFIX, map.layout.bar_size as u64, make_fabric))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::build::{parse_ports, Port};
+    use smartnic_hdl::flow::module_name;
+    use smartnic_hdl::regs::axil::PORT_PREFIX;
+
+    /// The AXI4-Lite signals by their specification names.
+    const AXI_LITE: [&str; 17] = [
+        "awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid", "bready",
+        "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready",
+    ];
+
+    fn bus_ports(ports: &[Port]) -> Vec<Port> {
+        ports.iter().filter(|p| p.name.starts_with(PORT_PREFIX)).cloned().collect()
+    }
+
+    /// The register file and the core expose the same one bundle (names, widths,
+    /// directions), every AXI4-Lite signal under the bundle prefix and none outside it, so
+    /// one `AxiLitePorts::of(model, PORT_PREFIX)` drives either block.
+    #[test]
+    fn regs_and_core_expose_one_axi_lite_bundle() {
+        let regs = parse_ports(&smartnic_hdl::regs::nic_verilog().unwrap(), &module_name("regs")).unwrap();
+        let core =
+            parse_ports(&smartnic_hdl::core_top::nic_verilog().unwrap(), &module_name("core")).unwrap();
+        let names: Vec<String> =
+            bus_ports(&regs).iter().map(|p| p.name[PORT_PREFIX.len()..].to_string()).collect();
+        assert_eq!(names, AXI_LITE, "the register file's bus ports");
+        assert_eq!(bus_ports(&regs), bus_ports(&core), "the core passes the register file's bundle through");
+        for p in regs.iter().chain(&core) {
+            assert!(
+                p.name.starts_with(PORT_PREFIX) || !AXI_LITE.contains(&p.name.as_str()),
+                "AXI4-Lite port `{}` outside the bundle",
+                p.name
+            );
+        }
     }
 }

@@ -36,6 +36,7 @@ use smartnic::trace::frame::{
 };
 use smartnic_contract::frame::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_hdl::regs::axil::PORT_PREFIX;
 use smartnic_hdl::regs::RegMap;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -284,7 +285,7 @@ impl SimNic {
         let map = RegMap::nic_default();
         let verilog = smartnic_hdl::core_top::nic_verilog()?;
         let model = Model::of_verilog("core", &verilog)?;
-        let bar = SimBar::new(model, "", map.layout.bar_size as u64, NicFabric::new);
+        let bar = SimBar::new(model, PORT_PREFIX, map.layout.bar_size as u64, NicFabric::new);
         Ok(SimNic { bar, map })
     }
 

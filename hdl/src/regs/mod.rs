@@ -8,6 +8,11 @@
 //! constants computed in [`RegisterFile::new`], and the readout windows are `(base, end)`
 //! word-address pairs. Nothing in `update` is a typed-in offset.
 //!
+//! | module | what |
+//! |---|---|
+//! | [`axil`] | the AXI4-Lite slave port as one rust-hdl interface bundle, shared with the core |
+//! | [`map`] | the contract's register layout as the file's address decode ([`RegMap`]) |
+//!
 //! # Bus (AXI4-Lite slave, 32-bit data, `A` address bits)
 //!
 //! - One transaction at a time. In the idle state `arready` is 1 (reads win); `awready` and
@@ -34,11 +39,7 @@
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
 //! | `clock`, `reset` | in | 1 | clock; synchronous reset: bus idle, MODE = CM, no pulse |
-//! | `awaddr`, `awvalid`, `awready` | in, in, out | A, 1, 1 | write address |
-//! | `wdata`, `wstrb`, `wvalid`, `wready` | in, in, in, out | 32, 4, 1, 1 | write data |
-//! | `bresp`, `bvalid`, `bready` | out, out, in | 2, 1, 1 | write response (OKAY) |
-//! | `araddr`, `arvalid`, `arready` | in, in, out | A, 1, 1 | read address |
-//! | `rdata`, `rresp`, `rvalid`, `rready` | out, out, out, in | 32, 2, 1, 1 | read data (OKAY) |
+//! | `bus` | | | the AXI4-Lite slave, one [`AxiLiteSlave`] bundle: Verilog ports `bus$awaddr` ... `bus$rready` (table in [`axil`]); responses OKAY |
 //! | `frames`, `sketched`, `bytes`, `non_ip`, `malformed` | in | 64 each | statistics counters (lo word at the contract offset, hi word +4) |
 //! | `epoch_num`, `epoch_seq` | in | 32, 32 | EPOCH, SEQUENCE |
 //! | `swap_pending`, `clear_busy` | in | 1, 1 | STATUS bits 0 and 1 (other bits read 0) |
@@ -52,7 +53,10 @@
 //! Generics: `A` address bits (the BAR is `2^A` bytes: 21 for the default 2 MiB map),
 //! `IW = A - 2` word-index bits, `NW` readout windows (6 by default); [`RegisterFile::new`]
 //! checks them against the map. [`RegsNic`] is the board's configuration.
+pub mod axil;
 pub mod map;
+
+pub use axil::AxiLiteSlave;
 
 pub use map::{default_firmware, Live, RegMap, CTRL_WORD_BITS, SEL_BITS, STAT_PORTS};
 
@@ -69,23 +73,8 @@ pub const READ_LATENCY: usize = 2;
 pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub awaddr: Signal<In, Bits<A>>,
-    pub awvalid: Signal<In, Bit>,
-    pub awready: Signal<Out, Bit>,
-    pub wdata: Signal<In, Bits<32>>,
-    pub wstrb: Signal<In, Bits<4>>,
-    pub wvalid: Signal<In, Bit>,
-    pub wready: Signal<Out, Bit>,
-    pub bresp: Signal<Out, Bits<2>>,
-    pub bvalid: Signal<Out, Bit>,
-    pub bready: Signal<In, Bit>,
-    pub araddr: Signal<In, Bits<A>>,
-    pub arvalid: Signal<In, Bit>,
-    pub arready: Signal<Out, Bit>,
-    pub rdata: Signal<Out, Bits<32>>,
-    pub rresp: Signal<Out, Bits<2>>,
-    pub rvalid: Signal<Out, Bit>,
-    pub rready: Signal<In, Bit>,
+    /// The BAR's bus (Verilog ports `bus$awaddr`, ...).
+    pub bus: AxiLiteSlave<A>,
     pub frames: Signal<In, Bits<64>>,
     pub sketched: Signal<In, Bits<64>>,
     pub bytes: Signal<In, Bits<64>>,
@@ -186,23 +175,7 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
         Ok(RegisterFile {
             clock: Default::default(),
             reset: Default::default(),
-            awaddr: Default::default(),
-            awvalid: Default::default(),
-            awready: Default::default(),
-            wdata: Default::default(),
-            wstrb: Default::default(),
-            wvalid: Default::default(),
-            wready: Default::default(),
-            bresp: Default::default(),
-            bvalid: Default::default(),
-            bready: Default::default(),
-            araddr: Default::default(),
-            arvalid: Default::default(),
-            arready: Default::default(),
-            rdata: Default::default(),
-            rresp: Default::default(),
-            rvalid: Default::default(),
-            rready: Default::default(),
+            bus: Default::default(),
             frames: Default::default(),
             sketched: Default::default(),
             bytes: Default::default(),
@@ -275,21 +248,22 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         dff_setup!(
             self, clock, s_dec, s_wait, s_rv, s_bv, addr, data, req, sel, index, swap_q, clear_q, acu_q
         );
-        self.sink_aw.x.next = self.awaddr.val().get_bits::<2>(0);
-        self.sink_ar.x.next = self.araddr.val().get_bits::<2>(0);
-        self.sink_strb.x.next = self.wstrb.val().get_bits::<3>(1);
+        self.sink_aw.x.next = self.bus.awaddr.val().get_bits::<2>(0);
+        self.sink_ar.x.next = self.bus.araddr.val().get_bits::<2>(0);
+        self.sink_strb.x.next = self.bus.wstrb.val().get_bits::<3>(1);
         // Handshakes: reads first, a write when both AW and W are offered.
         self.idle.next = !(self.s_dec.q.val() | self.s_wait.q.val() | self.s_rv.q.val() | self.s_bv.q.val());
-        self.arready.next = self.idle.val();
-        self.wr_go.next = self.idle.val() & !self.arvalid.val() & self.awvalid.val() & self.wvalid.val();
-        self.awready.next = self.wr_go.val();
-        self.wready.next = self.wr_go.val();
-        self.wr_word.next = self.awaddr.val().get_bits::<IW>(2);
-        self.bresp.next = self.okay.val();
-        self.rresp.next = self.okay.val();
-        self.bvalid.next = self.s_bv.q.val();
-        self.rvalid.next = self.s_rv.q.val();
-        self.rdata.next = self.data.q.val();
+        self.bus.arready.next = self.idle.val();
+        self.wr_go.next =
+            self.idle.val() & !self.bus.arvalid.val() & self.bus.awvalid.val() & self.bus.wvalid.val();
+        self.bus.awready.next = self.wr_go.val();
+        self.bus.wready.next = self.wr_go.val();
+        self.wr_word.next = self.bus.awaddr.val().get_bits::<IW>(2);
+        self.bus.bresp.next = self.okay.val();
+        self.bus.rresp.next = self.okay.val();
+        self.bus.bvalid.next = self.s_bv.q.val();
+        self.bus.rvalid.next = self.s_rv.q.val();
+        self.bus.rdata.next = self.data.q.val();
         self.swap.next = self.swap_q.q.val();
         self.clear.next = self.clear_q.q.val();
         self.acu.next = self.acu_q.q.val();
@@ -368,21 +342,21 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         self.clear_q.d.next = false;
         self.req.d.next = false;
         if self.idle.val() {
-            if self.arvalid.val() {
-                self.addr.d.next = self.araddr.val().get_bits::<IW>(2);
+            if self.bus.arvalid.val() {
+                self.addr.d.next = self.bus.araddr.val().get_bits::<IW>(2);
                 self.s_dec.d.next = true;
             } else if self.wr_go.val() {
                 self.s_bv.d.next = true;
-                if self.wstrb.val().get_bit(0) {
+                if self.bus.wstrb.val().get_bit(0) {
                     if self.wr_word.val() == self.k_control.val() {
-                        self.swap_q.d.next = self.wdata.val().get_bit(0);
-                        self.clear_q.d.next = self.wdata.val().get_bit(1);
+                        self.swap_q.d.next = self.bus.wdata.val().get_bit(0);
+                        self.clear_q.d.next = self.bus.wdata.val().get_bit(1);
                     }
                     if self.wr_word.val() == self.k_mode.val() {
-                        if self.wdata.val() == self.v0.val() {
+                        if self.bus.wdata.val() == self.v0.val() {
                             self.acu_q.d.next = false;
                         }
-                        if self.wdata.val() == self.v2.val() {
+                        if self.bus.wdata.val() == self.v2.val() {
                             self.acu_q.d.next = true;
                         }
                     }
@@ -406,10 +380,10 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             self.s_wait.d.next = false;
             self.s_rv.d.next = true;
         }
-        if self.s_rv.q.val() & self.rready.val() {
+        if self.s_rv.q.val() & self.bus.rready.val() {
             self.s_rv.d.next = false;
         }
-        if self.s_bv.q.val() & self.bready.val() {
+        if self.s_bv.q.val() & self.bus.bready.val() {
             self.s_bv.d.next = false;
         }
         if self.reset.val() {
