@@ -29,6 +29,8 @@ pub enum LabCmd {
     Topo(TopoArgs),
     /// Print the control-plane entries generated for one switch.
     Entries(EntriesArgs),
+    /// Score the NIC's per-switch tasks (SketchINT V-B) on lab traffic against exact answers.
+    Score(ScoreArgs),
 }
 
 /// Which network.
@@ -52,13 +54,11 @@ impl TopoArgs {
     }
 }
 
+/// The network and its traffic: what `lab run` simulates and `lab score` measures.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct NetArgs {
     #[command(flatten)]
     pub topo: TopoArgs,
-    /// Output directory: hosts/<host>.pcapng, truth.json (and switches/ with --switch-log).
-    #[arg(short, long, value_name = "DIR")]
-    pub out: PathBuf,
     /// Flow sizes: web-search (alias dctcp), zipf:S:MAX_BYTES or fixed:BYTES.
     #[arg(long, default_value = "web-search", value_name = "DIST")]
     pub workload: SizeDist,
@@ -92,6 +92,15 @@ pub struct RunArgs {
     /// Egress queue capacity of every switch port, e.g. 1MiB, 200KB.
     #[arg(long, default_value = "1MiB", value_parser = crate::cli::size::parse_bytes, value_name = "BYTES")]
     pub queue: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub net: NetArgs,
+    /// Output directory: hosts/<host>.pcapng, truth.json (and switches/ with --switch-log).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
     /// Also write every switch's input and output frames and its entries (for scripts/p4-check).
     #[arg(long)]
     pub switch_log: bool,
@@ -100,7 +109,7 @@ pub struct RunArgs {
 /// Packets when none of --packets, --flows, --duration is given.
 const DEFAULT_PACKETS: u64 = 100_000;
 
-impl RunArgs {
+impl NetArgs {
     pub fn config(&self) -> LabConfig {
         let none = self.packets.is_none() && self.flows.is_none() && self.duration.is_none();
         LabConfig {
@@ -122,6 +131,41 @@ impl RunArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ScoreArgs {
+    #[command(flatten)]
+    pub net: NetArgs,
+    /// Insertion modes of the NIC's towers to score (the NIC's default is acu).
+    #[arg(long, value_delimiter = ',', default_value = "acu", value_name = "cm|cu|acu")]
+    pub mode: Vec<ModeArg>,
+    /// Also score the flow tower at these sizes per NIC (per-switch heavy hitters and
+    /// changes), the latency tower at the NIC's, e.g. 10KB,30KB,50KB.
+    #[arg(long, value_delimiter = ',', value_parser = crate::cli::size::parse_bytes, value_name = "SIZES")]
+    pub flow_memory: Vec<u64>,
+    /// Also score the latency tower at these sizes per NIC (latency and inflated latency),
+    /// the flow tower at the NIC's, e.g. 200KB,600KB,3MB.
+    #[arg(long, value_delimiter = ',', value_parser = crate::cli::size::parse_bytes, value_name = "SIZES")]
+    pub latency_memory: Vec<u64>,
+}
+
+/// A tower insertion mode on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ModeArg {
+    Cm,
+    Cu,
+    Acu,
+}
+
+impl From<ModeArg> for smartnic_contract::geometry::InsertMode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Cm => Self::Cm,
+            ModeArg::Cu => Self::Cu,
+            ModeArg::Acu => Self::Acu,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
 pub struct EntriesArgs {
     #[command(flatten)]
     pub topo: TopoArgs,
@@ -135,6 +179,7 @@ pub fn run(cmd: LabCmd, json: bool) -> anyhow::Result<()> {
         LabCmd::Run(a) => run_cmd(&a, json),
         LabCmd::Topo(a) => topo_cmd(&a, json),
         LabCmd::Entries(a) => entries_cmd(&a, json),
+        LabCmd::Score(a) => score_cmd(&a, json),
     }
 }
 
@@ -179,8 +224,8 @@ impl Sink for Progress {
 }
 
 fn run_cmd(a: &RunArgs, json: bool) -> anyhow::Result<()> {
-    let t = a.topo.topology()?;
-    let cfg = a.config();
+    let t = a.net.topo.topology()?;
+    let cfg = a.net.config();
     crate::lab::engine::check(&t, &cfg)?;
     let sink =
         DirSink::create(&a.out, &t, a.switch_log).with_context(|| format!("creating {}", a.out.display()))?;
@@ -336,4 +381,72 @@ fn entries_cmd(a: &EntriesArgs, json: bool) -> anyhow::Result<()> {
         println!("{line}");
     }
     Ok(())
+}
+
+/// What `lab score` prints with `--json`.
+#[derive(Debug, Serialize)]
+struct ScoreReport {
+    hosts: usize,
+    packets: usize,
+    split_ns: u64,
+    rows: Vec<crate::eval::per_switch::Row>,
+}
+
+fn score_cmd(a: &ScoreArgs, json: bool) -> anyhow::Result<()> {
+    use crate::eval::per_switch::{score, Exact, Point, Streams};
+    use smartnic_contract::per_switch::InflateRule;
+    let t = a.net.topo.topology()?;
+    let streams = Streams::from_lab(&t, &a.net.config())?;
+    let nic = Point::nic(smartnic_contract::geometry::InsertMode::Acu);
+    let exact = Exact::new(&streams, InflateRule::SKETCHINT_RATIO_X256, nic.per_switch.latency.latency_shift);
+    let (flow_nic, lat_nic) = (nic.flow.memory_bits() / 8, nic.per_switch.latency.memory_bits() / 8);
+    let mut points = Vec::new();
+    for &m in &a.mode {
+        let m = m.into();
+        points.push(Point::nic(m));
+        points.extend(a.flow_memory.iter().map(|&f| Point::sized(m, f, lat_nic)));
+        points.extend(a.latency_memory.iter().map(|&l| Point::sized(m, flow_nic, l)));
+    }
+    let bar = crate::cli::progress::bar(Some(points.len() as u64), "score");
+    let mut rows = Vec::new();
+    for p in &points {
+        rows.push(score(&streams, &exact, p)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let report = ScoreReport { hosts: streams.hosts.len(), packets: streams.packets(), split_ns: streams.split_ns, rows };
+    if json {
+        return crate::cli::print_json(&report);
+    }
+    print_score(&report);
+    Ok(())
+}
+
+fn print_score(r: &ScoreReport) {
+    println!("{} NICs, {} packets, epochs split at {} ns", r.hosts, r.packets, r.split_ns);
+    println!(
+        "{:<22} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>9} {:>6} {:>7}",
+        "config", "flow KiB", "lat KiB", "sw-HH", "sw-HC", "lat ARE", ">=1us", "inflated", "(ns)", "misses"
+    );
+    for row in &r.rows {
+        println!(
+            "{:<22} {:>9.1} {:>9.1} {:>7.3} {:>7.3} {:>8.3} {:>8.3} {:>9.3} {:>6.3} {:>7}",
+            row.label,
+            row.flow_kib,
+            row.latency_kib,
+            row.sw_hh.f1,
+            row.sw_hc.f1,
+            row.lat_are,
+            row.lat_are_1us,
+            row.inflated.f1,
+            row.inflated_ns.f1,
+            row.table_misses
+        );
+    }
+    if let Some(row) = r.rows.first() {
+        println!(
+            "truth: {} per-switch heavy hitters, {} per-switch heavy changes, {} latency pairs ({} at >= 1 us), {} inflated pairs",
+            row.sw_hh.truth, row.sw_hc.truth, row.lat_pairs, row.lat_pairs_1us, row.inflated.truth
+        );
+    }
 }

@@ -23,7 +23,13 @@
 //! | `iat_are` | interval | SuMax: max inter-arrival ARE over the top flows with >= 2 packets |
 //! | `last_aae_us` | last | SuMax: last-arrival AAE over the top flows, microseconds |
 //! | `p55_valid`, `p55_are`, `p80_valid`, `p80_are` | partial | SuMax with 55% / 80% of columns: valid-result rate, ARE of the top flows' valid results |
+//!
+//! | module | what it does |
+//! |---|---|
+//! | [`per_switch`] | the per-switch tasks (SketchINT V-B) on network-lab traffic, against exact answers |
+//! | [`plot`] | accuracy-versus-memory plots |
 
+pub mod per_switch;
 pub mod plot;
 
 use std::collections::{BTreeMap, HashMap};
