@@ -259,7 +259,7 @@ fn build(
     if let Some(s) = &map.sumax {
         sections.push(Section::SuMax { geometry: s.geometry.clone(), arrays: sumax });
     }
-    Ok(Snapshot { source, epoch, time_ns, firmware: map.firmware, packets, sections })
+    Ok(Snapshot { source, epoch, time_ns, firmware: map.firmware, packets, sections, per_switch: Vec::new() })
 }
 
 /// Packs the words of one window in the contract's packing rule

@@ -13,19 +13,35 @@
 //!   SUMAX  depth u32 | size_w u8 | delay_cells u8 | delay_w u8 | time_w u8 |
 //!          time_shift u8 | delay base_ns u32 | bins/octave u8 | arrays u8 |
 //!          per array: crc, len u64, bytes
+//!   LATENCY_TOWER (version 2)  mode u8 | latency_shift u8 | arrays u8 |
+//!          per array: count_w u8, sum_w u8, depth u32, crc, len u64, bytes
+//!   KEY_TABLE (version 2)  threshold u32 | misses u64 | ways u8 | depth u32 |
+//!          per way: crc, len u64, bytes
+//!   RECORDS (version 2)  len u64 | the record stream's bytes
 //!   crc    poly u32 | init u32 | xorout u32 | refin u8 | refout u8
 //! trailer  CRC-32C u32 of every byte before it
 //! ```
 //! Counter bytes are the packed LSB-first layout of the software sketches
-//! (`smartnic_contract::packing`), `ceil(depth * bucket_bits / 8)` bytes per array.
+//! (`smartnic_contract::packing`), `ceil(depth * bucket_bits / 8)` bytes per array; a
+//! latency-tower bucket is its count cell then its sum cell, a key-table slot the
+//! contract's `per_switch::slot` bits. The record stream is `smartnic_contract::wire::record`'s.
+//!
+//! The flow sketches' sections ([`Section`]) and the per-switch ones ([`PerSwitchSection`])
+//! are kept apart in memory, so code that walks the flow sketches never meets a kind it
+//! cannot rebuild; the writer puts the flow sketches first. The header's version is the
+//! lowest that holds the file's sections (1 without per-switch sections), and the reader
+//! takes every version from `MIN_VERSION` on, the per-switch kinds from version 2 on.
 
 use nom::bytes::complete::{tag, take};
 use nom::number::complete::{le_u16, le_u32, le_u64, u8 as le_u8};
 use nom::IResult;
 use smartnic_contract::geometry::{ArrayGeometry, DelayBinRule, InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::hash::CrcParams;
-use smartnic_contract::snapshot::{kind, MAGIC, VERSION};
+use smartnic_contract::snapshot::{kind, MAGIC, MIN_VERSION, PER_SWITCH_VERSION, VERSION};
 use std::path::Path;
+
+mod per_switch;
+pub use per_switch::PerSwitchSection;
 
 /// What the firmware-ID block said (all zero for software snapshots).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,7 +70,10 @@ pub struct Snapshot {
     pub firmware: FirmwareId,
     /// Packets recorded in this epoch.
     pub packets: u64,
+    /// The flow sketches.
     pub sections: Vec<Section>,
+    /// The per-switch half's state of the epoch (empty when the snapshot has none).
+    pub per_switch: Vec<PerSwitchSection>,
 }
 
 /// Why a snapshot could not be read.
@@ -62,7 +81,9 @@ pub struct Snapshot {
 pub enum SnapshotError {
     #[error("not a snapshot file (bad magic)")]
     BadMagic,
-    #[error("snapshot format version {0} is not supported (this build reads version {VERSION})")]
+    #[error(
+        "snapshot format version {0} is not supported (this build reads versions {MIN_VERSION} to {VERSION})"
+    )]
     Version(u16),
     #[error("snapshot is truncated or malformed near byte {0}")]
     Malformed(usize),
@@ -90,7 +111,7 @@ impl Snapshot {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.version().to_le_bytes());
         out.extend_from_slice(&[self.source, 0]);
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.time_ns.to_le_bytes());
@@ -99,13 +120,25 @@ impl Snapshot {
             out.extend_from_slice(&w.to_le_bytes());
         }
         out.extend_from_slice(&self.packets.to_le_bytes());
-        out.extend_from_slice(&(self.sections.len() as u16).to_le_bytes());
+        out.extend_from_slice(&((self.sections.len() + self.per_switch.len()) as u16).to_le_bytes());
         for s in &self.sections {
             emit_section(s, &mut out);
+        }
+        for s in &self.per_switch {
+            s.emit(&mut out);
         }
         let crc = CRC32C.checksum(&out);
         out.extend_from_slice(&crc.to_le_bytes());
         out
+    }
+
+    /// The format version the file is stamped with: the lowest that holds its sections.
+    pub fn version(&self) -> u16 {
+        if self.per_switch.is_empty() {
+            MIN_VERSION
+        } else {
+            PER_SWITCH_VERSION
+        }
     }
 
     /// Decodes and validates a snapshot (checksum first, then structure and geometry).
@@ -113,12 +146,11 @@ impl Snapshot {
         if buf.len() < MAGIC.len() || buf[..MAGIC.len()] != MAGIC {
             return Err(SnapshotError::BadMagic);
         }
-        let version = buf.get(8..10).map(|v| u16::from_le_bytes([v[0], v[1]]));
-        match version {
-            Some(VERSION) => {}
+        let version = match buf.get(8..10).map(|v| u16::from_le_bytes([v[0], v[1]])) {
+            Some(v) if (MIN_VERSION..=VERSION).contains(&v) => v,
             Some(v) => return Err(SnapshotError::Version(v)),
             None => return Err(SnapshotError::Malformed(buf.len())),
-        }
+        };
         if buf.len() < 4 {
             return Err(SnapshotError::Malformed(buf.len()));
         }
@@ -131,17 +163,28 @@ impl Snapshot {
         let at = |rest: &[u8]| body.len() - rest.len();
         let (rest, (source, epoch, time_ns, firmware, packets, count)) =
             header(body).map_err(|e| SnapshotError::Malformed(at(nom_rest(&e, body))))?;
-        let mut sections = Vec::with_capacity(count as usize);
+        let (mut sections, mut per_switch) = (Vec::new(), Vec::new());
         let mut rest = rest;
         for i in 0..count as usize {
-            let (r, s) = section(rest).map_err(|e| SnapshotError::Malformed(at(nom_rest(&e, rest))))?;
-            sections.push(validate(i, s)?);
-            rest = r;
+            let k = rest.get(..2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+            rest = match k {
+                Some(k) if version >= PER_SWITCH_VERSION && per_switch::is_kind(k) => {
+                    let (r, s) = per_switch::parse(i, k, &rest[2..], at(rest) + 2)?;
+                    per_switch.push(s);
+                    r
+                }
+                _ => {
+                    let (r, s) =
+                        section(rest).map_err(|e| SnapshotError::Malformed(at(nom_rest(&e, rest))))?;
+                    sections.push(validate(i, s)?);
+                    r
+                }
+            };
         }
         if !rest.is_empty() {
             return Err(SnapshotError::Trailing(rest.len()));
         }
-        Ok(Snapshot { source, epoch, time_ns, firmware, packets, sections })
+        Ok(Snapshot { source, epoch, time_ns, firmware, packets, sections, per_switch })
     }
 
     /// Writes the file atomically (temporary file + rename): a crash never leaves a torn

@@ -127,6 +127,7 @@ fn snapshot_file(path: &Path, sections: Vec<smartnic_driver::snapshot::Section>)
         firmware: Default::default(),
         packets: 1000,
         sections,
+        per_switch: Vec::new(),
     };
     snap.write_file(path).unwrap();
 }

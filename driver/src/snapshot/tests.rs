@@ -21,6 +21,7 @@ fn sample() -> Snapshot {
             Section::Tower { geometry: tower, mode: InsertMode::Acu, arrays: tower_arrays },
             Section::SuMax { geometry: sumax, arrays: sumax_arrays },
         ],
+        per_switch: Vec::new(),
     }
 }
 
@@ -38,7 +39,7 @@ fn checksum_matches_contract_parameters() {
 
 #[test]
 fn every_single_bit_flip_is_detected() {
-    let bytes = sample().encode();
+    let bytes = sample_v2().encode();
     for i in 0..bytes.len() {
         let mut b = bytes.clone();
         b[i] ^= 0x10;
@@ -48,7 +49,7 @@ fn every_single_bit_flip_is_detected() {
 
 #[test]
 fn every_truncation_is_an_error() {
-    let bytes = sample().encode();
+    let bytes = sample_v2().encode();
     for len in 0..bytes.len() {
         assert!(Snapshot::decode(&bytes[..len]).is_err(), "truncated to {len} accepted");
     }
@@ -191,4 +192,297 @@ fn a_failed_rename_removes_the_temporary_file() {
     assert!(write_atomically(&target, b"data").is_err());
     assert!(!temp_path(&target).exists());
     assert!(target.join("keep").exists());
+}
+
+/// The per-switch sections of [`sample`]: a small latency tower, a two-way table with two
+/// stored flows, and two inflated-latency records.
+fn per_switch_sample() -> Vec<PerSwitchSection> {
+    use smartnic_contract::per_switch::{slot, KeyTableGeometry, LatencyTowerGeometry};
+    use smartnic_contract::wire::record::InflatedRecord;
+    let lt = LatencyTowerGeometry::from_cells(&[(4, 8, 16), (8, 12, 8)], 4);
+    let lt_arrays =
+        lt.arrays.iter().map(|a| vec![a.count_width ^ 0x5A; packed_len(a.depth, a.bucket_bits())]).collect();
+    let table = KeyTableGeometry::with_capacity(8);
+    let ways = (0..2).map(|w| table_way(table.depth, &[(w as u64 + 1, &[7, 8, 9][..w + 1])])).collect();
+    let rec = |n: u8, switch_id| InflatedRecord {
+        epoch: 42,
+        flow: smartnic_contract::FlowKey::from_v4([10, 0, 0, n], [10, 0, 1, 1], 1000, 80, 6),
+        switch_id,
+        latency_ns: 9000,
+    };
+    let stream = [rec(1, 7), rec(2, 8)].iter().flat_map(|r| r.emit()).collect();
+    assert_eq!(slot::BITS, 366);
+    vec![
+        PerSwitchSection::LatencyTower { geometry: lt, mode: InsertMode::Cu, arrays: lt_arrays },
+        PerSwitchSection::KeyTable { geometry: table, threshold: 750, misses: 3, ways },
+        PerSwitchSection::Records { stream },
+    ]
+}
+
+/// One way of `depth` slots holding `(slot, path)` entries (key bytes all `slot`).
+fn table_way(depth: u32, entries: &[(u64, &[u16])]) -> Vec<u8> {
+    use smartnic_contract::per_switch::slot;
+    let mut bits = smartnic_contract::packing::PackedBits::new(slot::BITS * depth as u64);
+    for &(i, path) in entries {
+        let at = i * slot::BITS;
+        bits.set(at + slot::VALID, 1, 1);
+        bits.set(at + slot::HOPS, slot::HOPS_WIDTH, path.len() as u32);
+        for j in 0..13 {
+            bits.set(at + slot::KEY + 8 * j, 8, i as u32);
+        }
+        for (h, &s) in path.iter().enumerate() {
+            bits.set(at + slot::PATH + 16 * h as u64, slot::SWITCH_WIDTH, s as u32);
+        }
+    }
+    bits.to_bytes()
+}
+
+/// [`sample`] with the per-switch sections: a version-2 file.
+fn sample_v2() -> Snapshot {
+    Snapshot { per_switch: per_switch_sample(), ..sample() }
+}
+
+#[test]
+fn per_switch_sections_round_trip_as_version_2() {
+    let s = sample_v2();
+    let bytes = s.encode();
+    assert_eq!(&bytes[8..10], &2u16.to_le_bytes());
+    assert_eq!(Snapshot::decode(&bytes).unwrap(), s);
+    for p in &s.per_switch {
+        let one = Snapshot { per_switch: vec![p.clone()], sections: Vec::new(), ..sample() };
+        assert_eq!(Snapshot::decode(&one.encode()).unwrap(), one, "{}", p.kind());
+    }
+}
+
+/// A file of flow sketches alone is still written as version 1, so older readers keep
+/// reading NIC readouts; and a version-1 file decodes.
+#[test]
+fn flow_sketches_alone_stay_version_1() {
+    let bytes = sample().encode();
+    assert_eq!(&bytes[8..10], &1u16.to_le_bytes());
+    assert_eq!(Snapshot::decode(&bytes).unwrap(), sample());
+}
+
+/// The per-switch kinds do not exist in version 1: such a file is refused by kind.
+#[test]
+fn per_switch_kinds_need_version_2() {
+    let bytes = sample_v2().encode();
+    let mut body = bytes[..bytes.len() - 4].to_vec();
+    body[8] = 1;
+    let e = Snapshot::decode(&reseal(body)).unwrap_err();
+    assert!(matches!(e, SnapshotError::UnknownKind { section: 2, kind: 3 }), "{e}");
+    let v3 = {
+        let mut b = bytes[..bytes.len() - 4].to_vec();
+        b[8] = 3;
+        reseal(b)
+    };
+    let e = Snapshot::decode(&v3).unwrap_err().to_string();
+    assert!(e.contains("version 3 is not supported (this build reads versions 1 to 2)"), "{e}");
+}
+
+/// Cutting the per-switch part anywhere (and resealing) names the field it cut; only a
+/// cut inside a section's 2-byte kind tag (before the kind is known) is a plain offset.
+#[test]
+fn every_per_switch_truncation_names_its_field() {
+    let full = sample_v2().encode();
+    let body = &full[..full.len() - 4];
+    // Where each per-switch section starts: the encoding of the sections before it.
+    let starts: Vec<usize> = (0..3)
+        .map(|k| Snapshot { per_switch: per_switch_sample()[..k].to_vec(), ..sample() }.encode().len() - 4)
+        .collect();
+    for cut in starts[0]..body.len() {
+        let e = Snapshot::decode(&reseal(body[..cut].to_vec())).unwrap_err();
+        let msg = e.to_string();
+        if starts.iter().any(|&s| cut == s + 1) {
+            assert!(matches!(e, SnapshotError::Malformed(at) if at == cut - 1), "cut at {cut}: {msg}");
+            continue;
+        }
+        let named = ["latency tower", "key table", "records"].iter().any(|f| msg.contains(f));
+        let at_start = starts.contains(&cut) && matches!(e, SnapshotError::Malformed(_));
+        assert!(named && msg.contains("truncated at byte") || at_start, "cut at {cut}: {msg}");
+    }
+}
+
+/// A one-per-switch-section snapshot with `edit` applied, resealed with its checksum.
+fn edited(which: usize, edit: impl FnOnce(&mut PerSwitchSection)) -> Vec<u8> {
+    let mut p = per_switch_sample().swap_remove(which);
+    edit(&mut p);
+    Snapshot { per_switch: vec![p], sections: Vec::new(), ..sample() }.encode()
+}
+
+/// Hostile per-switch fields are refused on decode with an error naming the section and
+/// the field, through the contract's geometry rules where they apply.
+#[test]
+fn hostile_per_switch_fields_are_named() {
+    use PerSwitchSection as P;
+    type Edit = fn(&mut PerSwitchSection);
+    let cases: [(usize, Edit, &str); 15] = [
+        (
+            0,
+            |p| {
+                if let P::LatencyTower { geometry, .. } = p {
+                    geometry.arrays[0].count_width = 0
+                }
+            },
+            "count_width 0",
+        ),
+        (
+            0,
+            |p| {
+                if let P::LatencyTower { geometry, .. } = p {
+                    geometry.arrays[1].sum_width = 33
+                }
+            },
+            "sum_width 33",
+        ),
+        (
+            0,
+            |p| {
+                if let P::LatencyTower { geometry, .. } = p {
+                    geometry.latency_shift = 21
+                }
+            },
+            "latency_shift 21",
+        ),
+        (
+            0,
+            |p| {
+                if let P::LatencyTower { geometry, .. } = p {
+                    geometry.arrays[1].hash.poly = 2
+                }
+            },
+            "CRC polynomial 0x00000002",
+        ),
+        (
+            0,
+            |p| {
+                if let P::LatencyTower { geometry, arrays, .. } = p {
+                    geometry.arrays.clear();
+                    arrays.clear()
+                }
+            },
+            "latency tower geometry: a sketch needs at least one array",
+        ),
+        (
+            0,
+            |p| {
+                if let P::LatencyTower { arrays, .. } = p {
+                    arrays[1].push(0)
+                }
+            },
+            "latency tower array 1 holds 21 bytes, its geometry needs 20",
+        ),
+        (
+            1,
+            |p| {
+                if let P::KeyTable { geometry, ways, .. } = p {
+                    geometry.ways.clear();
+                    ways.clear()
+                }
+            },
+            "key table geometry: ",
+        ),
+        (
+            1,
+            |p| {
+                if let P::KeyTable { geometry, ways, .. } = p {
+                    geometry.depth = 0;
+                    ways.iter_mut().for_each(Vec::clear)
+                }
+            },
+            "key table geometry: ",
+        ),
+        (
+            1,
+            |p| {
+                if let P::KeyTable { geometry, .. } = p {
+                    geometry.ways[1].poly = 4
+                }
+            },
+            "CRC polynomial 0x00000004",
+        ),
+        (
+            1,
+            |p| {
+                if let P::KeyTable { ways, .. } = p {
+                    ways[0].pop();
+                }
+            },
+            "key table way 0 holds 182 bytes, its geometry needs 183",
+        ),
+        (
+            1,
+            |p| {
+                if let P::KeyTable { ways, .. } = p {
+                    ways[1] = table_way(4, &[(3, &[1; 17])])
+                }
+            },
+            "key table way 1 slot 3: hop count 17 exceeds 16",
+        ),
+        (
+            1,
+            |p| {
+                if let P::KeyTable { ways, .. } = p {
+                    ways[0] = table_way(4, &[(0, &[1; 31])])
+                }
+            },
+            "key table way 0 slot 0: hop count 31 exceeds 16",
+        ),
+        (
+            2,
+            |p| {
+                if let P::Records { stream } = p {
+                    stream.truncate(40)
+                }
+            },
+            "records: damaged record at stream offset 28",
+        ),
+        (
+            2,
+            |p| {
+                if let P::Records { stream } = p {
+                    stream[29] = 0
+                }
+            },
+            "words 0",
+        ),
+        (
+            2,
+            |p| {
+                if let P::Records { stream } = p {
+                    stream[1] = 8
+                }
+            },
+            "records: damaged record at stream offset 0",
+        ),
+    ];
+    for (which, edit, named) in cases {
+        let e = Snapshot::decode(&edited(which, edit)).unwrap_err();
+        assert!(matches!(e, SnapshotError::Invalid { section: 0, .. }), "{named}: {e}");
+        let msg = e.to_string();
+        assert!(msg.starts_with("snapshot section 0: ") && msg.contains(named), "{named}: {msg}");
+    }
+    // The mode byte sits right after the section's kind (header 54 + kind 2).
+    let mut body = edited(0, |_| {});
+    body.truncate(body.len() - 4);
+    body[56] = 9;
+    let e = Snapshot::decode(&reseal(body)).unwrap_err().to_string();
+    assert!(e.contains("latency tower mode 9 is not an insertion mode"), "{e}");
+}
+
+proptest::proptest! {
+    /// Any byte of the per-switch part overwritten (and the file resealed) decodes or is
+    /// refused with a message; never a panic, and what decodes re-encodes to itself.
+    #[test]
+    fn mutated_per_switch_bytes_never_panic(pos in 0usize..10_000, byte in proptest::num::u8::ANY) {
+        let full = sample_v2().encode();
+        let flow_part = sample().encode().len() - 4;
+        let mut body = full[..full.len() - 4].to_vec();
+        let i = flow_part + pos % (body.len() - flow_part);
+        body[i] = byte;
+        match Snapshot::decode(&reseal(body)) {
+            Ok(s) => proptest::prop_assert_eq!(Snapshot::decode(&s.encode()).unwrap(), s),
+            Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+        }
+    }
 }

@@ -1,8 +1,13 @@
 //! Conversion between software sketches and snapshot sections, both ways: a software run
-//! writes the same file a NIC readout does, and any snapshot rebuilds queryable sketches.
+//! writes the same file a NIC readout does, and any snapshot rebuilds queryable sketches
+//! (the flow sketches with [`from_section`], the per-switch half with [`per_switch_state`]).
 
+use super::key_table::KeyTable;
+use super::latency_tower::LatencyTower;
+use super::per_switch::PerSwitch;
 use super::{AnySketch, SuMax, Tower};
-use smartnic_driver::snapshot::{FirmwareId, Section, Snapshot};
+use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
+use smartnic_driver::snapshot::{FirmwareId, PerSwitchSection, Section, Snapshot};
 
 /// Why a sketch cannot become a snapshot section or back.
 #[derive(Debug, thiserror::Error)]
@@ -13,6 +18,12 @@ pub enum SectionError {
     Geometry(usize, smartnic_contract::geometry::GeometryError),
     #[error("snapshot section {0}: array {1} does not match its geometry")]
     Array(usize, usize),
+    #[error("snapshot section {0}: {1}")]
+    PerSwitch(usize, String),
+    #[error(
+        "snapshot holds more than one {0} section (section {1}); a snapshot is one NIC's epoch and has one"
+    )]
+    Duplicate(&'static str, usize),
 }
 
 /// The snapshot section holding `sketch`'s counters.
@@ -67,5 +78,183 @@ pub fn software_snapshot(sketches: &[AnySketch], epoch: u64, packets: u64) -> Re
         firmware: FirmwareId::default(),
         packets,
         sections: sketches.iter().map(to_section).collect::<Result<_, _>>()?,
+        per_switch: Vec::new(),
     })
+}
+
+/// The snapshot sections of one epoch of the per-switch half: its latency tower, its key
+/// table (with the threshold it ran with and its misses) and `records`, the record stream
+/// drained during the epoch.
+pub fn per_switch_sections(ps: &PerSwitch, records: &[InflatedRecord]) -> Vec<PerSwitchSection> {
+    let lt = &ps.latency;
+    let t = &ps.table;
+    vec![
+        PerSwitchSection::LatencyTower {
+            geometry: lt.geometry().clone(),
+            mode: lt.mode(),
+            arrays: (0..lt.geometry().arrays.len()).map(|a| lt.array_bytes(a)).collect(),
+        },
+        PerSwitchSection::KeyTable {
+            geometry: t.geometry().clone(),
+            threshold: ps.config().table_threshold,
+            misses: t.misses(),
+            ways: (0..t.geometry().ways.len()).map(|w| t.way_bytes(w)).collect(),
+        },
+        PerSwitchSection::Records { stream: records.iter().flat_map(InflatedRecord::emit).collect() },
+    ]
+}
+
+/// The flow-key table of a snapshot and the threshold its epoch ran with.
+#[derive(Clone, Debug)]
+pub struct TableState {
+    pub table: KeyTable,
+    /// Flows whose estimate exceeded this were offered to the table.
+    pub threshold: u32,
+}
+
+/// The per-switch half as a snapshot holds it, rebuilt into queryable models; a part the
+/// snapshot lacks is `None`.
+#[derive(Clone, Debug, Default)]
+pub struct PerSwitchState {
+    pub latency: Option<LatencyTower>,
+    pub table: Option<TableState>,
+    /// The inflated-latency records of the epoch, in stream order.
+    pub records: Option<Vec<InflatedRecord>>,
+    /// Records of kinds this build does not read (skipped, counted).
+    pub unknown_records: u64,
+}
+
+impl PerSwitchState {
+    /// Does the snapshot hold any part of the per-switch half?
+    pub fn is_empty(&self) -> bool {
+        self.latency.is_none() && self.table.is_none() && self.records.is_none()
+    }
+}
+
+/// Rebuilds the per-switch half from a snapshot's per-switch sections (at most one of each
+/// kind; their section numbers follow the flow sketches', as the writer orders them).
+pub fn per_switch_state(snap: &Snapshot) -> Result<PerSwitchState, SectionError> {
+    let mut out = PerSwitchState::default();
+    for (j, sec) in snap.per_switch.iter().enumerate() {
+        let n = snap.sections.len() + j;
+        match sec {
+            PerSwitchSection::LatencyTower { geometry, mode, arrays } => {
+                once(&out.latency, "latency tower", n)?;
+                out.latency = Some(latency_tower(n, geometry, *mode, arrays)?);
+            }
+            PerSwitchSection::KeyTable { geometry, threshold, misses, ways } => {
+                once(&out.table, "key table", n)?;
+                let mut table = KeyTable::new(geometry.clone()).map_err(|e| SectionError::Geometry(n, e))?;
+                for (w, raw) in ways.iter().enumerate() {
+                    table.load_way(w, raw).map_err(|e| SectionError::PerSwitch(n, e))?;
+                }
+                table.set_misses(*misses);
+                out.table = Some(TableState { table, threshold: *threshold });
+            }
+            PerSwitchSection::Records { stream } => {
+                once(&out.records, "records", n)?;
+                let (records, err) = parse_stream(stream);
+                if let Some((at, e)) = err {
+                    return Err(SectionError::PerSwitch(
+                        n,
+                        format!("records: damaged record at stream offset {at}: {e}"),
+                    ));
+                }
+                let mut inflated = Vec::new();
+                for r in records {
+                    match r {
+                        Record::Inflated(r) => inflated.push(r),
+                        Record::Unknown { .. } => out.unknown_records += 1,
+                    }
+                }
+                out.records = Some(inflated);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Refuses a second section of a kind already read.
+fn once<T>(slot: &Option<T>, what: &'static str, n: usize) -> Result<(), SectionError> {
+    match slot {
+        Some(_) => Err(SectionError::Duplicate(what, n)),
+        None => Ok(()),
+    }
+}
+
+fn latency_tower(
+    n: usize,
+    geometry: &smartnic_contract::per_switch::LatencyTowerGeometry,
+    mode: smartnic_contract::geometry::InsertMode,
+    arrays: &[Vec<u8>],
+) -> Result<LatencyTower, SectionError> {
+    let mut t = LatencyTower::new(geometry.clone(), mode).map_err(|e| SectionError::Geometry(n, e))?;
+    for (a, raw) in arrays.iter().enumerate() {
+        if !t.load_array(a, raw) {
+            return Err(SectionError::Array(n, a));
+        }
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sketch::per_switch::PerSwitchConfig;
+    use crate::trace::Packet;
+    use smartnic_contract::shim::Hop;
+    use smartnic_contract::FlowKey;
+
+    fn packet(n: u8, hops: &[(u16, u32)]) -> Packet {
+        Packet {
+            ts_ns: 0,
+            wire_len: 100,
+            key: FlowKey::from_v4([10, 0, 0, n], [10, 0, 1, 1], 1000, 80, 6),
+            hops: hops.iter().map(|&(switch_id, latency_ns)| Hop { switch_id, latency_ns }).collect(),
+        }
+    }
+
+    /// A per-switch half written into a snapshot file's bytes and read back answers the
+    /// same: latency per pair, table entries and misses, records.
+    #[test]
+    fn per_switch_half_round_trips_through_a_snapshot() {
+        let mut cfg = PerSwitchConfig::nic_default();
+        cfg.table_threshold = 3;
+        let mut ps = PerSwitch::new(cfg).unwrap();
+        for i in 0..20u32 {
+            let est = i as u64;
+            ps.observe(5, &packet(1, &[(4, 1000), (7, if i == 15 { 90_000 } else { 2000 })]), est);
+            ps.observe(5, &packet(2, &[(4, 500)]), est / 4);
+        }
+        let mut snap = software_snapshot(&[], 5, 40).unwrap();
+        snap.per_switch = per_switch_sections(&ps, ps.records());
+        let back = per_switch_state(&Snapshot::decode(&snap.encode()).unwrap()).unwrap();
+        let lt = back.latency.unwrap();
+        for (s, f) in [(4, 1), (7, 1), (4, 2), (9, 1)] {
+            assert_eq!(
+                lt.query(s, &packet(f, &[]).key),
+                ps.latency.query(s, &packet(f, &[]).key),
+                "switch {s} flow {f}"
+            );
+        }
+        let t = back.table.unwrap();
+        assert_eq!(t.threshold, 3);
+        assert_eq!(t.table.entries().collect::<Vec<_>>(), ps.table.entries().collect::<Vec<_>>());
+        assert_eq!(t.table.entries().count(), 2);
+        assert_eq!(back.records.unwrap(), ps.records());
+        assert_eq!(ps.records().len(), 1, "the 90 us hop at switch 7");
+        assert_eq!(back.unknown_records, 0);
+    }
+
+    /// Two latency towers in one snapshot are refused by name, not silently merged.
+    #[test]
+    fn a_second_section_of_a_kind_is_refused() {
+        let ps = PerSwitch::new(PerSwitchConfig::nic_default()).unwrap();
+        let mut snap = software_snapshot(&[], 0, 0).unwrap();
+        snap.per_switch = per_switch_sections(&ps, &[]);
+        snap.per_switch.push(snap.per_switch[0].clone());
+        let e = per_switch_state(&snap).unwrap_err().to_string();
+        assert!(e.contains("more than one latency tower section (section 3)"), "{e}");
+        assert!(per_switch_state(&software_snapshot(&[], 0, 0).unwrap()).unwrap().is_empty());
+    }
 }
