@@ -1,16 +1,24 @@
 //! `smartnic sketch run` (software sketches over a trace) and `smartnic snapshot query|diff`.
+//!
+//! When the trace carries INT stacks, `sketch run` also runs the NIC's per-switch half
+//! ([`PerSwitch`]) beside the flow sketches, fed with the run's first TowerSketch's estimate
+//! of each packet's flow right after that packet (what the NIC's table logic sees), and
+//! writes its latency tower, key table and inflated-latency records into the snapshot of
+//! every epoch that held at least one INT hop.
 
 use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use super::size::parse_bytes;
-use crate::sketch::snapshot::{from_section, software_snapshot};
+use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
+use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
-use crate::trace::{Format, PacketReader};
+use crate::trace::{Format, Packet, PacketReader};
 use anyhow::{bail, Context};
 use clap::Args;
 use serde::Serialize;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::per_switch::DEFAULT_TABLE_THRESHOLD;
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::{Path, PathBuf};
@@ -37,6 +45,25 @@ pub struct RunArgs {
     /// Snapshot file (or directory with --epoch-packets).
     #[arg(long, short)]
     pub output: PathBuf,
+    /// Leave the per-switch half out even when the trace has INT stacks.
+    #[arg(long)]
+    pub no_per_switch: bool,
+    /// Per-switch half: flows whose estimate exceeds N packets enter the key table.
+    #[arg(long, default_value_t = DEFAULT_TABLE_THRESHOLD, value_name = "N")]
+    pub table_threshold: u32,
+    /// Per-switch half: a hop is inflated when its latency exceeds RATIO times its (flow,
+    /// switch) average (SketchINT's Delta_l; at least 1, in steps of 1/256).
+    #[arg(long, default_value = "5", value_parser = parse_ratio, value_name = "RATIO")]
+    pub inflate_ratio: u32,
+}
+
+/// Parses Delta_l into 1/256 units (the contract's `InflateRule::from_ratio_x256` input).
+fn parse_ratio(s: &str) -> Result<u32, String> {
+    let r: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if !(1.0..=1e6).contains(&r) {
+        return Err(format!("the inflate ratio must be between 1 and 1000000, got {s}"));
+    }
+    Ok((r * 256.0).round() as u32)
 }
 
 #[derive(Debug, Args)]
@@ -91,6 +118,92 @@ struct SnapshotInfo {
     path: String,
     epoch: u64,
     packets: u64,
+    /// What the per-switch half recorded in the epoch; absent when the snapshot has no
+    /// per-switch sections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_switch: Option<PerSwitchInfo>,
+}
+
+#[derive(Debug, Serialize)]
+struct PerSwitchInfo {
+    /// INT hops inserted into the latency tower.
+    hops: u64,
+    /// Flows in the key table.
+    table_flows: u64,
+    /// Offers the full table refused.
+    table_misses: u64,
+    /// Inflated-latency records.
+    inflated: u64,
+}
+
+/// The per-switch half of a `sketch run`, beside the flow sketch whose estimates feed it.
+struct PerSwitchRun {
+    /// Index of the flow TowerSketch in the run's sketches.
+    tower: usize,
+    half: PerSwitch,
+    /// Did the current epoch hold an INT hop?
+    saw_int: bool,
+}
+
+impl PerSwitchRun {
+    /// The half for `args`, fed by the first TowerSketch of `sketches`; `None` when turned
+    /// off or when the run has no TowerSketch to size flows with.
+    fn new(args: &RunArgs, sketches: &[AnySketch]) -> anyhow::Result<Option<Self>> {
+        let tower = sketches.iter().position(|s| matches!(s, AnySketch::Tower(_)));
+        let Some(tower) = tower.filter(|_| !args.no_per_switch) else { return Ok(None) };
+        let config = PerSwitchConfig {
+            table_threshold: args.table_threshold,
+            inflate_ratio_x256: args.inflate_ratio,
+            ..PerSwitchConfig::nic_default()
+        };
+        let half = PerSwitch::new(config).context("per-switch half")?;
+        Ok(Some(PerSwitchRun { tower, half, saw_int: false }))
+    }
+
+    /// Inserts `batch` into the flow tower packet by packet (the same counters as a batch
+    /// insertion), handing the half each packet with its flow's estimate right after it.
+    fn feed(&mut self, sketch: &mut AnySketch, batch: &[Packet], epoch: u64) {
+        let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(batch) };
+        for p in batch {
+            t.insert(&p.key);
+            self.half.observe(epoch as u32, p, t.query(&p.key));
+            self.saw_int |= !p.hops.is_empty();
+        }
+    }
+
+    /// The epoch's per-switch sections (none when it held no INT hop) and what they hold;
+    /// clears the half for the next epoch.
+    fn take_epoch(&mut self) -> (Vec<smartnic_driver::snapshot::PerSwitchSection>, Option<PerSwitchInfo>) {
+        let records = self.half.drain_records();
+        let out = if self.saw_int {
+            let info = PerSwitchInfo {
+                hops: self.half.stats().hops,
+                table_flows: self.half.table.entries().count() as u64,
+                table_misses: self.half.table.misses(),
+                inflated: records.len() as u64,
+            };
+            (per_switch_sections(&self.half, &records), Some(info))
+        } else {
+            (Vec::new(), None)
+        };
+        self.half.clear();
+        self.saw_int = false;
+        out
+    }
+}
+
+/// Records `batch` in every sketch, and in the per-switch half when there is one.
+fn feed(sketches: &mut [AnySketch], batch: &[Packet], per_switch: Option<&mut PerSwitchRun>, epoch: u64) {
+    let Some(ps) = per_switch else {
+        return sketches.iter_mut().for_each(|s| s.insert_packets(batch));
+    };
+    for (i, s) in sketches.iter_mut().enumerate() {
+        if i == ps.tower {
+            ps.feed(s, batch, epoch);
+        } else {
+            s.insert_packets(batch);
+        }
+    }
 }
 
 /// Packets `sketch run` hands to the sketches at once.
@@ -109,6 +222,7 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
             .with_context(|| format!("cannot create output directory {}", args.output.display()))?;
         manifest::remove_stale(&args.output)?;
     }
+    let mut per_switch = PerSwitchRun::new(args, &sketches)?;
     let mut reader = PacketReader::open_as(&args.trace, args.format)
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let start = std::time::Instant::now();
@@ -126,18 +240,18 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
             pb.set_position(total);
         }
         if batch.len() == RUN_BATCH || epochs == Some(in_epoch) {
-            sketches.iter_mut().for_each(|s| s.insert_packets(&batch));
+            feed(&mut sketches, &batch, per_switch.as_mut(), epoch);
             batch.clear();
         }
         if epochs == Some(in_epoch) {
-            out.push(write_epoch(&mut sketches, &args.output, epochs, epoch, in_epoch)?);
+            out.push(write_epoch(&mut sketches, per_switch.as_mut(), &args.output, epochs, epoch, in_epoch)?);
             epoch += 1;
             in_epoch = 0;
         }
     }
-    sketches.iter_mut().for_each(|s| s.insert_packets(&batch));
+    feed(&mut sketches, &batch, per_switch.as_mut(), epoch);
     if in_epoch > 0 || out.is_empty() {
-        out.push(write_epoch(&mut sketches, &args.output, epochs, epoch, in_epoch)?);
+        out.push(write_epoch(&mut sketches, per_switch.as_mut(), &args.output, epochs, epoch, in_epoch)?);
     }
     pb.finish_and_clear();
     let counts = reader.counts();
@@ -160,7 +274,11 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         report.packets, report.non_ip, report.malformed, report.seconds
     );
     for s in &report.snapshots {
-        println!("epoch {:>4}: {:>10} packets -> {}", s.epoch, s.packets, s.path);
+        print!("epoch {:>4}: {:>10} packets -> {}", s.epoch, s.packets, s.path);
+        if let Some(p) = &s.per_switch {
+            print!("  (per-switch: {} hops, {} table flows, {} inflated)", p.hops, p.table_flows, p.inflated);
+        }
+        println!();
     }
     Ok(())
 }
@@ -186,9 +304,11 @@ fn run_manifest(r: &RunReport, epoch_packets: u64) -> Manifest {
     }
 }
 
-/// Writes the current counters as epoch `epoch`'s snapshot and clears them.
+/// Writes the current counters (and the per-switch half's state) as epoch `epoch`'s
+/// snapshot and clears them.
 fn write_epoch(
     sketches: &mut [AnySketch],
+    per_switch: Option<&mut PerSwitchRun>,
     output: &Path,
     epochs: Option<u64>,
     epoch: u64,
@@ -198,9 +318,12 @@ fn write_epoch(
         Some(_) => output.join(format!("epoch-{epoch:06}.snap")),
         None => output.to_path_buf(),
     };
-    software_snapshot(sketches, epoch, packets)?.write_file(&path)?;
+    let mut snap = software_snapshot(sketches, epoch, packets)?;
+    let (sections, info) = per_switch.map(PerSwitchRun::take_epoch).unwrap_or_default();
+    snap.per_switch = sections;
+    snap.write_file(&path)?;
     sketches.iter_mut().for_each(AnySketch::clear);
-    Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets })
+    Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets, per_switch: info })
 }
 
 #[derive(Debug, Serialize)]
