@@ -1,8 +1,17 @@
 //! `smartnic snapshot report SNAPSHOT`: every task the snapshot's sketches can answer from their
 //! counters alone (cardinality, flow-size distribution, entropy, SuMax's delay histogram),
-//! plus per-flow answers (top flows, heavy hitters, delays, inter-arrival times) for the
-//! candidate keys given with `--candidates`: a sketch stores counters, not flow keys, so
-//! it can size any flow it is asked about but cannot list flows by itself.
+//! plus per-flow answers (top flows, heavy hitters, delays, inter-arrival times) for
+//! candidate keys: a sketch stores counters, not flow keys, so it can size any flow it is
+//! asked about but cannot list flows by itself. The candidates are the `--candidates` file,
+//! or else the flows of the snapshot's own key table (the NIC's per-switch half).
+//!
+//! A snapshot with per-switch sections also answers SketchINT's global tasks from itself
+//! alone ([`per_switch`]): heavy hitters with their paths, heavy hitters per switch,
+//! latency per (flow, switch), inflated-latency pairs, and with `--against OLDER` the heavy
+//! changes per switch. The flows are sized by the snapshot's first TowerSketch section (the
+//! NIC's flow tower), or its first flow sketch of any kind.
+
+mod per_switch;
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +21,9 @@ use serde::Serialize;
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::Snapshot;
 
-use crate::sketch::snapshot::from_section;
+use crate::sketch::snapshot::{from_section, per_switch_state, PerSwitchState};
 use crate::sketch::AnySketch;
+use crate::tasks::per_switch::{CHANGE_THRESHOLD, HEAVY_THRESHOLD};
 use crate::tasks::{cardinality, distribution, entropy, flow_size, heavy, sumax};
 
 #[derive(Debug, Args)]
@@ -23,12 +33,22 @@ pub struct ReportArgs {
     /// Flows listed (largest first) when candidate keys are given.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
-    /// File of candidate flow keys, one per line: enables top flows and heavy hitters.
+    /// File of candidate flow keys, one per line: enables top flows and heavy hitters
+    /// (default: the flows of the snapshot's key table, when it has one).
     #[arg(long, value_name = "FILE")]
     pub candidates: Option<PathBuf>,
     /// Heavy-hitter threshold in packets (among the candidates).
     #[arg(long, default_value_t = 500)]
     pub hh_threshold: u64,
+    /// Per-switch heavy hitters: flows above N packets are heavy at every switch of their path.
+    #[arg(long, default_value_t = HEAVY_THRESHOLD, value_name = "N")]
+    pub switch_threshold: u64,
+    /// An older snapshot of the same NIC: per-switch heavy changes from it to SNAPSHOT.
+    #[arg(long, value_name = "OLDER")]
+    pub against: Option<PathBuf>,
+    /// Per-switch heavy changes: a flow whose size changed by more than N packets.
+    #[arg(long, default_value_t = CHANGE_THRESHOLD, value_name = "N")]
+    pub change_threshold: u64,
     /// MRAC EM iterations.
     #[arg(long, default_value_t = distribution::DEFAULT_ITERATIONS)]
     pub em_iterations: usize,
@@ -68,8 +88,15 @@ struct Report {
     snapshot: String,
     epoch: u64,
     packets: u64,
+    /// How many candidate keys the per-flow answers used.
     candidates: Option<usize>,
+    /// Where they came from: `"file"` (`--candidates`) or `"key table"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidates_from: Option<&'static str>,
     sections: Vec<SectionReport>,
+    /// SketchINT's per-switch tasks (see `per_switch`); absent without per-switch sections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_switch: Option<per_switch::PerSwitchReport>,
 }
 
 /// Reads a candidate-keys file: the first whitespace-separated token of every non-empty,
@@ -95,28 +122,82 @@ pub fn read_candidates(path: &Path) -> anyhow::Result<Vec<FlowKey>> {
     Ok(out)
 }
 
-pub fn run(args: ReportArgs, json: bool) -> anyhow::Result<()> {
-    let snap = Snapshot::read_file(&args.snapshot)?;
-    let candidates = match &args.candidates {
-        Some(p) => Some(read_candidates(p)?),
-        None => None,
-    };
-    let mut sections = Vec::new();
-    for (i, sec) in snap.sections.iter().enumerate() {
-        let sketch = from_section(i, sec)?;
-        sections.push(section(&sketch, candidates.as_deref(), &args));
+/// A snapshot read for the report: its flow sketches and its per-switch half.
+struct Loaded {
+    name: String,
+    snap: Snapshot,
+    sketches: Vec<AnySketch>,
+    state: PerSwitchState,
+}
+
+impl Loaded {
+    fn read(path: &Path) -> anyhow::Result<Self> {
+        let name = path.display().to_string();
+        let snap = Snapshot::read_file(path).with_context(|| format!("cannot use snapshot {name}"))?;
+        let sketches = snap
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(i, s)| from_section(i, s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let state = per_switch_state(&snap).with_context(|| format!("snapshot {name}"))?;
+        Ok(Loaded { name, snap, sketches, state })
     }
+
+    /// The sketch that sizes flows: the first TowerSketch, else the first flow sketch.
+    fn sizes(&self) -> Option<&AnySketch> {
+        self.sketches.iter().find(|s| matches!(s, AnySketch::Tower(_))).or(self.sketches.first())
+    }
+
+    fn epoch(&self) -> per_switch::Epoch<'_> {
+        per_switch::Epoch { name: &self.name, state: &self.state, sizes: self.sizes() }
+    }
+}
+
+/// The candidate keys and where they came from: the file, else the key table's flows.
+fn candidates(
+    args: &ReportArgs,
+    state: &PerSwitchState,
+) -> anyhow::Result<Option<(Vec<FlowKey>, &'static str)>> {
+    if let Some(p) = &args.candidates {
+        return Ok(Some((read_candidates(p)?, "file")));
+    }
+    Ok(state.table.as_ref().map(|t| (t.table.entries().map(|e| e.key).collect(), "key table")))
+}
+
+pub fn run(args: ReportArgs, json: bool) -> anyhow::Result<()> {
+    let now = Loaded::read(&args.snapshot)?;
+    let older = args.against.as_deref().map(Loaded::read).transpose()?;
+    let candidates = candidates(&args, &now.state)?;
+    let keys = candidates.as_ref().map(|c| c.0.as_slice());
+    let sections = now.sketches.iter().map(|sketch| section(sketch, keys, &args)).collect();
+    let per_switch = if now.state.is_empty() && older.is_none() {
+        None
+    } else {
+        let opt = per_switch::Options {
+            hh_threshold: args.hh_threshold,
+            switch_threshold: args.switch_threshold,
+            change_threshold: args.change_threshold,
+            top: args.top,
+        };
+        Some(per_switch::report(&now.epoch(), older.as_ref().map(Loaded::epoch).as_ref(), &opt)?)
+    };
     let report = Report {
-        snapshot: args.snapshot.display().to_string(),
-        epoch: snap.epoch,
-        packets: snap.packets,
-        candidates: candidates.as_ref().map(Vec::len),
+        snapshot: now.name.clone(),
+        epoch: now.snap.epoch,
+        packets: now.snap.packets,
+        candidates: candidates.as_ref().map(|c| c.0.len()),
+        candidates_from: candidates.as_ref().map(|c| c.1),
         sections,
+        per_switch,
     };
     if json {
         return super::print_json(&report);
     }
     print_text(&report, &args);
+    if let Some(p) = &report.per_switch {
+        per_switch::print_text(p, args.top);
+    }
     Ok(())
 }
 
@@ -215,7 +296,11 @@ fn print_text(r: &Report, args: &ReportArgs) {
         }
         match (&s.top_flows, s.heavy_hitters) {
             (Some(top), Some(hh)) => {
-                println!("  heavy hitters (> {} packets) among the candidates: {hh}", args.hh_threshold);
+                let from = r.candidates_from.unwrap_or("file");
+                println!(
+                    "  heavy hitters (> {} packets) among the candidates ({from}): {hh}",
+                    args.hh_threshold
+                );
                 println!("  top {} candidate flows:", top.len());
                 for f in top {
                     print!("    {:<44} {:>10}", f.flow, f.packets);
