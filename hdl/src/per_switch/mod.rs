@@ -1,0 +1,6 @@
+//! The NIC's per-switch half (SketchINT section V-B; rules in
+//! `smartnic_contract::per_switch`): what turns every hop of a packet's INT stack into a
+//! (flow, switch) insertion and keeps the heavy flows' keys.
+//!
+//! | module | block |
+//! |---|---|
