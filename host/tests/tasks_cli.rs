@@ -18,11 +18,21 @@ fn report_and_eval_end_to_end() {
     ok(smartnic(&["trace", "gen", "-o", &pcap, "--truth", &truth, "-n", "20000", "-f", "2000", "--shim"]));
     ok(smartnic(&["sketch", "run", "--trace", &pcap, "-o", &snap]));
 
-    // Without candidates: explains why there are no top flows.
-    let o = ok(smartnic(&["report", &snap]));
+    // Without candidates or a key table: explains why there are no top flows.
+    let plain = p("plain.snap");
+    ok(smartnic(&["sketch", "run", "--trace", &pcap, "-o", &plain, "--no-per-switch"]));
+    let o = ok(smartnic(&["report", &plain]));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("need candidate keys"), "{text}");
     assert!(text.contains("cardinality") && text.contains("path delay"), "{text}");
+    assert!(!text.contains("per-switch"), "{text}");
+    // With the per-switch half, the key table names the candidates.
+    let o = ok(smartnic(&["report", &snap]));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("among the candidates (key table)") && !text.contains("need candidate keys"),
+        "{text}"
+    );
 
     // With candidates from the truth file: the top flow is the truth's largest.
     let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
