@@ -22,7 +22,7 @@ use smartnic_driver::readout::{read_snapshot, ReadoutConfig};
 use smartnic_driver::service::{serve, StreamBar, MAGIC as SERVICE_MAGIC};
 use smartnic_driver::snapshot::{Snapshot, SnapshotError};
 
-use crate::sketch::snapshot::from_section;
+use crate::sketch::snapshot::{from_section, per_switch_state, PerSwitchState};
 use crate::sketch::AnySketch;
 use crate::tasks::{cardinality, distribution, entropy, flow_size, heavy, sumax};
 use crate::trace::frame::{LINKTYPE_ETHERNET, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_RAW};
@@ -251,6 +251,32 @@ fn check_snapshot(s: &Snapshot) {
         if let Ok(sketch) = from_section(i, sec) {
             run_tasks(&sketch, &keys);
         }
+    }
+    if let Ok(state) = per_switch_state(s) {
+        per_switch_tasks(&state, &keys);
+    }
+}
+
+/// SketchINT's per-switch tasks on a decoded snapshot's per-switch half.
+fn per_switch_tasks(state: &PerSwitchState, keys: &[FlowKey]) {
+    use crate::tasks::per_switch::{inflated_pairs, pair_latency_ns, per_switch_changes, per_switch_heavy};
+    if let Some(t) = &state.latency {
+        for k in keys {
+            for switch in [0, 1, u16::MAX] {
+                let avg = pair_latency_ns(t, switch, k);
+                assert!(avg.is_none_or(|ns| ns >= 0.0), "average latency {avg:?}");
+            }
+        }
+    }
+    if let Some(t) = &state.table {
+        assert!(t.table.entries().all(|e| e.path.len() <= MAX_HOPS as usize), "paths fit the slot");
+        let size = |k: &FlowKey| u64::from(k.0[0]);
+        let _ = per_switch_heavy(t.table.entries(), size, 0);
+        let same = per_switch_changes(t.table.entries(), t.table.entries(), size, size, 0);
+        assert!(same.is_empty(), "a table never changed from itself");
+    }
+    if let Some(r) = &state.records {
+        assert_eq!(inflated_pairs(r).values().sum::<u64>(), r.len() as u64, "every record in one pair");
     }
 }
 
