@@ -110,12 +110,20 @@ pub const PAGES: &[Page] = &[
             ),
             ex("sketch run --trace t.pcap --sketch tower-cu --memory 600KB -o cu.snap", ""),
             ex(
+                "sketch run --trace t.pcap --table-threshold 1500 --inflate-ratio 3 -o t.snap",
+                "with INT stacks: the per-switch half keeps flows above 1500 packets in its table and\n\
+                 records hops over 3x their (flow, switch) average",
+            ),
+            ex(
                 "sketch run --trace t.dat --format records -o t.snap",
                 "the papers' 21-byte records (13-byte key + timestamp)",
             ),
         ],
         text: concat!(
             "A trace without IP packets gives one snapshot of epoch 0 with 0 packets.\n\n",
+            "When the trace carries INT stacks, each epoch that held a hop also gets the NIC's\n",
+            "per-switch half (latency tower, key table, inflated-latency records), fed with the\n",
+            "first TowerSketch's estimates; --no-per-switch leaves it out.\n\n",
             manifest::help!()
         ),
     },
@@ -155,8 +163,16 @@ pub const PAGES: &[Page] = &[
                  line is ignored, lines starting with # are comments",
             ),
             ex("--json snapshot report t.snap > report.json", ""),
+            ex(
+                "snapshot report sw/epoch-000001.snap --against sw/epoch-000000.snap",
+                "per-switch heavy changes (> 750 packets) from the older epoch to the newer",
+            ),
+            ex("snapshot report t.snap --switch-threshold 1000 --top 20", "heavy hitters per switch above 1000 packets"),
         ],
-        text: "",
+        text: "A snapshot with the per-switch half answers SketchINT's tasks from itself alone: heavy\n\
+               hitters (the key table's flows, sized by the flow tower), heavy hitters per switch,\n\
+               average latency per switch along each table flow's path, and the (flow, switch) pairs\n\
+               with the most inflated-latency records.",
     },
     Page {
         path: &["snapshot", "query"],

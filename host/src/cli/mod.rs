@@ -98,7 +98,7 @@ pub enum SketchCmd {
 /// `smartnic snapshot ...`
 #[derive(Debug, Subcommand)]
 pub enum SnapshotCmd {
-    /// Every measurement a snapshot file can answer: cardinality, distribution, entropy, delays.
+    /// Every measurement a snapshot file can answer: cardinality, sizes, entropy, delays, per-switch tasks.
     Report(report::ReportArgs),
     /// Look one flow up in a snapshot file.
     Query(sketch::QueryArgs),
