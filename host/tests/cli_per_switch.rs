@@ -74,8 +74,11 @@ fn per_switch_answers_match_the_trace() {
     let (pcap, snap) = (p("t.pcap"), p("t.snap"));
     let gen = ["trace", "gen", "-o", &pcap, "--shim", "-n", "60000", "-f", "1500", "--switches", "12"];
     smartnic(&gen);
-    smartnic(&["sketch", "run", "--trace", &pcap, "-o", &snap]);
+    let run = smartnic(&["--json", "sketch", "run", "--trace", &pcap, "-o", &snap]);
     let truth = exact(Path::new(&pcap));
+    let run: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let hops: u64 = truth.values().map(|e| e.latency.values().map(|l| l.0).sum::<u64>()).sum();
+    assert_eq!(run["snapshots"][0]["per_switch"]["hops"], hops, "every INT hop reached the latency tower");
 
     let hh = gap_threshold(truth.values().map(|e| e.packets), 800);
     let sw = gap_threshold(truth.values().map(|e| e.packets), hh.max(1500) + 1);
