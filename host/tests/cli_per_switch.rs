@@ -245,3 +245,24 @@ fn per_switch_changes_match_the_traces() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("plain.snap has no key table"), "{e}");
 }
+
+/// A trace without INT stacks gets no per-switch sections: the file stays version 1 and
+/// the report asks for candidates as before; `--no-per-switch` does the same for INT.
+#[test]
+fn no_int_stacks_no_per_switch_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    smartnic(&["trace", "gen", "-o", &p("plain.pcap"), "-n", "5000", "-f", "100"]);
+    smartnic(&["trace", "gen", "-o", &p("int.pcap"), "-n", "5000", "-f", "100", "--shim"]);
+    smartnic(&["sketch", "run", "--trace", &p("plain.pcap"), "-o", &p("plain.snap")]);
+    smartnic(&["sketch", "run", "--trace", &p("int.pcap"), "-o", &p("off.snap"), "--no-per-switch"]);
+    smartnic(&["sketch", "run", "--trace", &p("int.pcap"), "-o", &p("on.snap")]);
+    for (name, sections) in [("plain.snap", 0), ("off.snap", 0), ("on.snap", 3)] {
+        let snap = smartnic_driver::snapshot::Snapshot::read_file(Path::new(&p(name))).unwrap();
+        assert_eq!(snap.per_switch.len(), sections, "{name}");
+        assert_eq!(snap.version(), if sections == 0 { 1 } else { 2 }, "{name}");
+        let r: Value =
+            serde_json::from_slice(&smartnic(&["--json", "snapshot", "report", &p(name)]).stdout).unwrap();
+        assert_eq!(r.get("per_switch").is_some(), sections > 0, "{name}");
+    }
+}
