@@ -266,3 +266,42 @@ fn no_int_stacks_no_per_switch_sections() {
         assert_eq!(r.get("per_switch").is_some(), sections > 0, "{name}");
     }
 }
+
+/// `snapshot diff` compares the per-switch sections too: equal runs are equal, a run with
+/// another table threshold differs in the table's description and slots, and a snapshot
+/// without the per-switch half is a difference, not a silent match.
+#[test]
+fn diff_compares_the_per_switch_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    smartnic(&["trace", "gen", "-o", &p("t.pcap"), "-n", "20000", "-f", "500", "--shim"]);
+    let trace = p("t.pcap");
+    let run = |out: &str, extra: &[&str]| {
+        let out = p(out);
+        let mut args = vec!["sketch", "run", "--trace", &trace, "-o", &out];
+        args.extend_from_slice(extra);
+        smartnic(&args);
+    };
+    run("a.snap", &[]);
+    run("b.snap", &[]);
+    run("low.snap", &["--table-threshold", "200"]);
+    run("off.snap", &["--no-per-switch"]);
+    let diff = |x: &str, y: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_smartnic"))
+            .args(["snapshot", "diff", &p(x), &p(y)])
+            .output()
+            .unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).to_string())
+    };
+    let (code, text) = diff("a.snap", "b.snap");
+    assert_eq!(code, Some(0), "{text}");
+    for part in ["latency equal", "table   equal", "records equal"] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    let (code, text) = diff("a.snap", "low.snap");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("table   threshold: 750 vs 200") && text.contains("latency equal"), "{text}");
+    let (code, text) = diff("a.snap", "off.snap");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("per-switch sections: 3 vs 0"), "{text}");
+}

@@ -19,8 +19,9 @@ use clap::Args;
 use serde::Serialize;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::DEFAULT_TABLE_THRESHOLD;
+use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry};
 use smartnic_contract::FlowKey;
-use smartnic_driver::snapshot::{Section, Snapshot};
+use smartnic_driver::snapshot::{PerSwitchSection, Section, Snapshot};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -450,26 +451,101 @@ fn diff_section(sa: &Section, sb: &Section) -> anyhow::Result<SectionDiff> {
     Ok(SectionDiff { sketch: name.into(), header, differing_bytes: differing, equal })
 }
 
-/// Compares sections of the same kind in order (the first Tower with the first Tower, ...).
+/// How two latency-tower descriptions differ.
+fn latency_header(
+    (ga, ma): (&LatencyTowerGeometry, InsertMode),
+    (gb, mb): (&LatencyTowerGeometry, InsertMode),
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if ma != mb {
+        out.push(format!("insertion mode: {} vs {}", ma.name(), mb.name()));
+    }
+    field(&mut out, "latency shift", ga.latency_shift, gb.latency_shift);
+    field(&mut out, "arrays", ga.arrays.len(), gb.arrays.len());
+    for (i, (a, b)) in ga.arrays.iter().zip(&gb.arrays).enumerate() {
+        field(&mut out, &format!("array {i} count width"), a.count_width, b.count_width);
+        field(&mut out, &format!("array {i} sum width"), a.sum_width, b.sum_width);
+        field(&mut out, &format!("array {i} depth"), a.depth, b.depth);
+        field(&mut out, &format!("array {i} hash"), a.hash, b.hash);
+    }
+    out
+}
+
+/// How two key-table descriptions differ (the miss counts are compared like counters).
+fn table_header((ga, ta): (&KeyTableGeometry, u32), (gb, tb): (&KeyTableGeometry, u32)) -> Vec<String> {
+    let mut out = Vec::new();
+    field(&mut out, "threshold", ta, tb);
+    field(&mut out, "ways", ga.ways.len(), gb.ways.len());
+    field(&mut out, "depth", ga.depth, gb.depth);
+    for (i, (a, b)) in ga.ways.iter().zip(&gb.ways).enumerate() {
+        field(&mut out, &format!("way {i} hash"), a, b);
+    }
+    out
+}
+
+/// Bytes that differ between two lists of equally laid-out arrays.
+fn differing(xa: &[Vec<u8>], xb: &[Vec<u8>]) -> u64 {
+    xa.iter().zip(xb).map(|(p, q)| p.iter().zip(q).filter(|(x, y)| x != y).count() as u64).sum()
+}
+
+/// Compares one pair of per-switch sections like [`diff_section`]: the record streams
+/// compare byte for byte when their lengths agree.
+fn diff_per_switch(sa: &PerSwitchSection, sb: &PerSwitchSection) -> anyhow::Result<SectionDiff> {
+    use PerSwitchSection as P;
+    let (name, header, bytes) = match (sa, sb) {
+        (
+            P::LatencyTower { geometry: ga, mode: ma, arrays: xa },
+            P::LatencyTower { geometry: gb, mode: mb, arrays: xb },
+        ) => ("latency", latency_header((ga, *ma), (gb, *mb)), (ga == gb).then(|| differing(xa, xb))),
+        (
+            P::KeyTable { geometry: ga, threshold: ta, misses: na, ways: xa },
+            P::KeyTable { geometry: gb, threshold: tb, misses: nb, ways: xb },
+        ) => {
+            let misses = u64::from(na != nb);
+            ("table", table_header((ga, *ta), (gb, *tb)), (ga == gb).then(|| differing(xa, xb) + misses))
+        }
+        (P::Records { stream: a }, P::Records { stream: b }) => {
+            let same_len = a.len() == b.len();
+            let h = if same_len {
+                Vec::new()
+            } else {
+                vec![format!("record stream: {} vs {} bytes", a.len(), b.len())]
+            };
+            ("records", h, same_len.then(|| differing(std::slice::from_ref(a), std::slice::from_ref(b))))
+        }
+        _ => bail!(
+            "per-switch section kinds differ: the snapshots hold different parts of the per-switch half"
+        ),
+    };
+    let equal = header.is_empty() && bytes == Some(0);
+    Ok(SectionDiff { sketch: name.into(), header, differing_bytes: bytes, equal })
+}
+
+/// Compares sections of the same kind in order (the first Tower with the first Tower, ...),
+/// then the per-switch sections the same way.
 pub fn diff(args: &DiffArgs, json: bool) -> anyhow::Result<()> {
     let read =
         |p: &PathBuf| Snapshot::read_file(p).with_context(|| format!("cannot use snapshot {}", p.display()));
     let (a, b) = (read(&args.a)?, read(&args.b)?);
-    let out =
+    let mut out =
         a.sections.iter().zip(&b.sections).map(|(x, y)| diff_section(x, y)).collect::<Result<Vec<_>, _>>()?;
-    let all_equal = out.iter().all(|d| d.equal) && a.sections.len() == b.sections.len();
+    for (x, y) in a.per_switch.iter().zip(&b.per_switch) {
+        out.push(diff_per_switch(x, y)?);
+    }
+    let counts_equal = a.sections.len() == b.sections.len() && a.per_switch.len() == b.per_switch.len();
+    let all_equal = out.iter().all(|d| d.equal) && counts_equal;
     if json {
         super::print_json(&out)?;
     } else {
         for d in &out {
             for h in &d.header {
-                println!("{:<6} {h}", d.sketch);
+                println!("{:<7} {h}", d.sketch);
             }
             match d.differing_bytes {
-                Some(0) if d.header.is_empty() => println!("{:<6} equal, counter for counter", d.sketch),
-                Some(0) => println!("{:<6} counter bytes equal, but they mean different things", d.sketch),
-                Some(n) => println!("{:<6} {n} packed counter bytes differ", d.sketch),
-                None => println!("{:<6} counter layouts differ", d.sketch),
+                Some(0) if d.header.is_empty() => println!("{:<7} equal, counter for counter", d.sketch),
+                Some(0) => println!("{:<7} counter bytes equal, but they mean different things", d.sketch),
+                Some(n) => println!("{:<7} {n} packed counter bytes differ", d.sketch),
+                None => println!("{:<7} counter layouts differ", d.sketch),
             }
         }
         if a.packets != b.packets {
@@ -480,7 +556,15 @@ pub fn diff(args: &DiffArgs, json: bool) -> anyhow::Result<()> {
                 "sections: {} vs {} (compared the first {})",
                 a.sections.len(),
                 b.sections.len(),
-                out.len()
+                a.sections.len().min(b.sections.len())
+            );
+        }
+        if a.per_switch.len() != b.per_switch.len() {
+            println!(
+                "per-switch sections: {} vs {} (compared the first {})",
+                a.per_switch.len(),
+                b.per_switch.len(),
+                a.per_switch.len().min(b.per_switch.len())
             );
         }
     }
