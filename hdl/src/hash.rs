@@ -51,46 +51,64 @@ pub const GROUPS: usize = 4;
 pub const GROUP_BITS: usize = KEY_BITS / GROUPS;
 const _: () = assert!(GROUP_BITS * GROUPS == KEY_BITS && GROUP_BITS == 26 && GROUPS == 4);
 
-/// The affine map of a CRC over a 13-byte key: `crc(k) = offset ⊕ XOR of column[b] for
-/// every set bit b of k` (bit numbering as the `key` port: bit 103 = MSB of byte 0).
+/// The affine map of a CRC over a key of fixed length: `crc(k) = offset ⊕ XOR of
+/// column[b] for every set bit b of k` (bit numbering as the `key` port: the highest bit
+/// is the MSB of byte 0). [`CrcMatrix::new`] is the 13-byte flow key of [`HashUnit`];
+/// [`CrcMatrix::of_len`] any other length up to 16 bytes (the per-switch half's 15-byte
+/// hop key), derived from the same [`CrcParams::checksum`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrcMatrix {
     pub offset: u32,
-    pub column: [u32; KEY_BITS],
+    /// One column per key bit, bit 0 first.
+    pub column: Vec<u32>,
 }
 
+/// Longest key a [`CrcMatrix`] takes: its rows are `u128` masks.
+pub const MAX_MATRIX_KEY_LEN: usize = 16;
+
 impl CrcMatrix {
+    /// The matrix over the 13-byte flow key.
     pub fn new(params: &CrcParams) -> Self {
-        let offset = params.checksum(&[0u8; KEY_LEN]);
-        let mut column = [0u32; KEY_BITS];
-        for (b, col) in column.iter_mut().enumerate() {
-            *col = params.checksum(&unit_key(b)) ^ offset;
-        }
+        Self::of_len(params, KEY_LEN)
+    }
+
+    /// The matrix over keys of `len` bytes (1..=[`MAX_MATRIX_KEY_LEN`]).
+    pub fn of_len(params: &CrcParams, len: usize) -> Self {
+        assert!((1..=MAX_MATRIX_KEY_LEN).contains(&len), "key length {len} must be 1..=16 bytes");
+        let offset = params.checksum(&vec![0u8; len]);
+        let column = (0..len * 8).map(|b| params.checksum(&unit_key(b, len)) ^ offset).collect();
         CrcMatrix { offset, column }
     }
 
-    /// Software evaluation of the matrix (used to cross-check the derivation).
-    pub fn apply(&self, key: &[u8; KEY_LEN]) -> u32 {
-        let k = key_to_u128(key);
-        (0..KEY_BITS).filter(|&b| (k >> b) & 1 == 1).fold(self.offset, |acc, b| acc ^ self.column[b])
+    /// Software evaluation of the matrix (used to cross-check the derivation); `key` has
+    /// the matrix's length.
+    pub fn apply(&self, key: &[u8]) -> u32 {
+        assert_eq!(key.len() * 8, self.column.len(), "key length of this matrix");
+        let k = bytes_to_u128(key);
+        (0..self.column.len()).filter(|&b| (k >> b) & 1 == 1).fold(self.offset, |acc, b| acc ^ self.column[b])
     }
 
     /// Mask of key bits that feed output bit `j` (row `j` of the matrix).
     pub fn row(&self, j: usize) -> u128 {
-        (0..KEY_BITS).filter(|&b| (self.column[b] >> j) & 1 == 1).fold(0u128, |m, b| m | 1 << b)
+        (0..self.column.len()).filter(|&b| (self.column[b] >> j) & 1 == 1).fold(0u128, |m, b| m | 1 << b)
     }
 }
 
-/// The key with only port bit `b` set.
-fn unit_key(b: usize) -> [u8; KEY_LEN] {
-    let mut key = [0u8; KEY_LEN];
-    key[KEY_LEN - 1 - b / 8] = 1 << (b % 8);
+/// The `len`-byte key with only port bit `b` set.
+fn unit_key(b: usize, len: usize) -> Vec<u8> {
+    let mut key = vec![0u8; len];
+    key[len - 1 - b / 8] = 1 << (b % 8);
     key
+}
+
+/// Key bytes (at most 16) to a port value, byte 0 most significant.
+pub fn bytes_to_u128(key: &[u8]) -> u128 {
+    key.iter().fold(0u128, |acc, &b| acc << 8 | b as u128)
 }
 
 /// Key bytes to the `key` port value (byte 0 most significant).
 pub fn key_to_u128(key: &[u8; KEY_LEN]) -> u128 {
-    key.iter().fold(0u128, |acc, &b| acc << 8 | b as u128)
+    bytes_to_u128(key)
 }
 
 /// Key bytes to the `key` port value as rust-hdl bits.
@@ -143,7 +161,7 @@ impl<const K: usize> HashUnit<K> {
             part_valid: Default::default(),
             hash_q: Default::default(),
             hash_valid: Default::default(),
-            column: m.column.map(|c| Constant::new(c.to_bits())),
+            column: std::array::from_fn(|b| Constant::new(m.column[b].to_bits())),
             offset: Constant::new(m.offset.to_bits()),
             index_shift: Constant::new((32 - K).to_bits()),
         }
