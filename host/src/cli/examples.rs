@@ -172,7 +172,9 @@ pub const PAGES: &[Page] = &[
         text: "A snapshot with the per-switch half answers SketchINT's tasks from itself alone: heavy\n\
                hitters (the key table's flows, sized by the flow tower), heavy hitters per switch,\n\
                average latency per switch along each table flow's path, and the (flow, switch) pairs\n\
-               with the most inflated-latency records.",
+               with the most inflated-latency records. With --json they are the object `per_switch`:\n\
+               table, heavy_hitters, switch_heavy, latency, inflated, changes (with --against) and\n\
+               notes; a part the snapshot lacks is null.",
     },
     Page {
         path: &["snapshot", "query"],
