@@ -173,6 +173,10 @@ impl Snapshot {
                     per_switch.push(s);
                     r
                 }
+                Some(k) if per_switch::is_kind(k) => {
+                    let what = format!("per-switch kind {k} in a version-{version} file (it needs version {PER_SWITCH_VERSION})");
+                    return Err(SnapshotError::Invalid { section: i, what });
+                }
                 _ => {
                     let (r, s) =
                         section(rest).map_err(|e| SnapshotError::Malformed(at(nom_rest(&e, rest))))?;
