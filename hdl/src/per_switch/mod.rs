@@ -4,3 +4,6 @@
 //!
 //! | module | block |
 //! |---|---|
+//! | [`hop_serializer`] | every hop of an IP packet's INT stack as one (switch ++ flow, latency) insertion a clock |
+
+pub mod hop_serializer;

@@ -414,7 +414,12 @@ fn score_cmd(a: &ScoreArgs, json: bool) -> anyhow::Result<()> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let report = ScoreReport { hosts: streams.hosts.len(), packets: streams.packets(), split_ns: streams.split_ns, rows };
+    let report = ScoreReport {
+        hosts: streams.hosts.len(),
+        packets: streams.packets(),
+        split_ns: streams.split_ns,
+        rows,
+    };
     if json {
         return crate::cli::print_json(&report);
     }

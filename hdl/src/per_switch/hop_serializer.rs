@@ -1,0 +1,429 @@
+//! `HopSerializer`: every hop of an IP packet's INT stack becomes one insertion, one per
+//! clock: key = switch ID ++ flow key (the contract's `per_switch::switch_key`), value =
+//! that hop's latency, in stack (path) order, packets in arrival order.
+//!
+//! # Why it never backs up at line rate
+//! The hops of a frame arrive before its flow key (the shim sits between Ethernet and IP),
+//! so a frame's hops can only be issued after its descriptor. A frame of `h` hops is at
+//! least `48 + 6h` bytes (Ethernet 14, the shim 6 + 6h, IPv4 20, UDP 8) and at least 60
+//! (the MAC's minimum without FCS), so on the 64-bit bus it lasts
+//! `beats(h) = ceil(max(60, 48 + 6h) / 8) >= h` beats for `h <= 24` (18 beats for 16 hops),
+//! and any frame lasts at least one beat. The hops of frame `f` are issued during the beats of the frames after it;
+//! the work waiting when a descriptor arrives is then at most 16 minus the beats of the
+//! new frame ([`MAX_WAIT`]), so at most two records wait while one is issued: [`QUEUE`] = 2
+//! holds every case (the Verilator proof drives the worst sequences: 16-hop stacks in
+//! minimum frames back to back, interleaved with runts and 1-hop frames, and checks `lost`
+//! stays 0 and that no hop waits more than [`MAX_WAIT`] clocks).
+//!
+//! The bound depends on the bus carrying 8 bytes a clock at the core clock. A 128-bit bus
+//! at the same clock (16 bytes a beat) makes a 16-hop frame last 11 beats for 16 hops: the
+//! serializer would fall behind by 5 hops a frame and needs two insertions a clock (a
+//! second latency-tower port or a 2x core clock). Four 10G ports merged into one core at
+//! one descriptor a clock (the board issue) keep one frame per clock but up to 4x the hop
+//! rate: the core clock must then run at least 4x the MAC's per-port beat rate, or the hop
+//! pipeline must be duplicated per port.
+//!
+//! # Datapath
+//! - **Capture**: the halfwords of frame bytes 16..127 (the hop records of a 16-hop stack
+//!   behind two VLAN tags end at byte 123) are written as the beats pass into one of two
+//!   buffers (`wsel` toggles at every frame's last beat), byte-swapped to big-endian.
+//! - **Extract** (the descriptor's clock): the parser's descriptor says the frame was IP,
+//!   its hop count and the shim's position `s = 14 + 4 sc`; hop `j` is halfwords
+//!   `(s - 10) / 2 + 3j + {0, 1, 2}` of the frame's buffer (`rsel` toggles at every
+//!   descriptor: the parser gives exactly one per frame, in order), giving the record
+//!   (key, bank, hop count, 16 hops).
+//! - **Store**: records go into a ring of [`SLOTS`] = 3 (written once, never moved), at
+//!   `head + count`; a record with no room is counted in `lost` (never, by the bound above).
+//! - **Issue**: hop `j` of the head record is selected and registered onto the outputs;
+//!   the next record follows without a gap.
+//!
+//! # Ports
+//!
+//! | port | dir | width | meaning |
+//! |---|---|---|---|
+//! | `clock`, `reset` | in | 1 | synchronous reset of the capture state, the queue and `lost` |
+//! | `tdata`, `tvalid`, `tlast` | in | 64, 1, 1 | the AXI-Stream beats the parser sees (`tdata[7:0]` first on the wire) |
+//! | `d_valid`, `d_ip` | in | 1, 1 | a descriptor, and its class is IP |
+//! | `d_hops`, `d_sc` | in | 5, 2 | the frame's hop count (0 without a shim) and shim position code |
+//! | `d_key`, `d_bank` | in | 104, 1 | the flow key and the epoch bank the packet is recorded in |
+//! | `h_valid` | out | 1 | a hop is issued this clock |
+//! | `h_key` | out | 120 | switch ID (bits 119:104) ++ flow key |
+//! | `h_switch`, `h_latency` | out | 16, 32 | the hop record |
+//! | `h_bank`, `h_last` | out | 1, 1 | the packet's bank; the packet's last hop |
+//! | `lost` | out | 32 | records refused for lack of room since reset |
+//! | `idle` | out | 1 | nothing active or queued |
+use crate::arith::Widen;
+use crate::hash::KEY_BITS;
+use crate::parser::konst;
+use rust_hdl::prelude::*;
+use smartnic_contract::shim::MAX_HOPS;
+
+/// Hops a record holds.
+pub const HOPS: usize = MAX_HOPS as usize;
+/// Halfwords per hop record (switch ID, latency high, latency low).
+const HW_PER_HOP: usize = 3;
+/// Halfwords of a record's hops.
+const REC_HW: usize = HOPS * HW_PER_HOP;
+/// First frame byte captured (the hop area starts at byte 20 at the earliest).
+const FIRST_BYTE: usize = 16;
+/// Halfwords captured per frame: frame bytes 16..128.
+const CAP_HW: usize = 56;
+/// Records held: the one being issued and [`QUEUE`] waiting.
+pub const SLOTS: usize = 3;
+/// Records waiting behind the one being issued.
+pub const QUEUE: usize = SLOTS - 1;
+/// Halfwords of the ring.
+const RING_HW: usize = SLOTS * REC_HW;
+/// Most clocks a hop waits between its descriptor and its issue, which the epoch engine's
+/// drain must cover: a frame of `h` hops finds at most `16 - beats(h)` hops of earlier
+/// frames waiting (the 16-hop frame before it issues while its `beats(h) >= 8` beats pass),
+/// so its last hop leaves `1 + h + max(0, 16 - beats(h))` clocks after the descriptor (the
+/// one is the output register), at most 17 (a 16-hop frame is 18 beats and finds nothing
+/// waiting; a 2-hop frame finds 8 hops). The Verilator proof measures 17 on the worst
+/// sequences.
+pub const MAX_WAIT: usize = 17;
+/// Width of the hop key.
+pub const HOP_KEY_BITS: usize = KEY_BITS + 16;
+
+// The shim positions the parser reports (`sc` = 0, 1, 2 for 0, 1, 2 VLAN tags) put hop `j`
+// at halfword `(s - 10) / 2 + 3 j` of the capture; the last of a full stack must fit.
+const _: () = assert!((22 - 10) / 2 + REC_HW <= CAP_HW && (FIRST_BYTE + 2 * CAP_HW) == 128);
+// The literal indices of `update`.
+const _: () = assert!(REC_HW == 48 && HW_PER_HOP == 3 && SLOTS == 3);
+
+/// The hop serializer (see the module docs).
+#[derive(LogicBlock)]
+pub struct HopSerializer {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub tdata: Signal<In, Bits<64>>,
+    pub tvalid: Signal<In, Bit>,
+    pub tlast: Signal<In, Bit>,
+    pub d_valid: Signal<In, Bit>,
+    pub d_ip: Signal<In, Bit>,
+    pub d_hops: Signal<In, Bits<5>>,
+    pub d_sc: Signal<In, Bits<2>>,
+    pub d_key: Signal<In, Bits<KEY_BITS>>,
+    pub d_bank: Signal<In, Bit>,
+    pub h_valid: Signal<Out, Bit>,
+    pub h_key: Signal<Out, Bits<HOP_KEY_BITS>>,
+    pub h_switch: Signal<Out, Bits<16>>,
+    pub h_latency: Signal<Out, Bits<32>>,
+    pub h_bank: Signal<Out, Bit>,
+    pub h_last: Signal<Out, Bit>,
+    pub lost: Signal<Out, Bits<32>>,
+    pub idle: Signal<Out, Bit>,
+    // Capture.
+    t: DFF<Bits<5>>,
+    wsel: DFF<Bit>,
+    rsel: DFF<Bit>,
+    cap0: [DFF<Bits<16>>; CAP_HW],
+    cap1: [DFF<Bits<16>>; CAP_HW],
+    // The record ring: `count` records from `head`, the head's hop `j` issued next.
+    s_n: [DFF<Bits<5>>; SLOTS],
+    s_key: [DFF<Bits<KEY_BITS>>; SLOTS],
+    s_bank: [DFF<Bit>; SLOTS],
+    s_hw: [DFF<Bits<16>>; RING_HW],
+    head: DFF<Bits<2>>,
+    count: DFF<Bits<2>>,
+    j: DFF<Bits<5>>,
+    // The issued hop, registered.
+    o_valid: DFF<Bit>,
+    o_hw: [DFF<Bits<16>>; HW_PER_HOP],
+    o_key: DFF<Bits<KEY_BITS>>,
+    o_bank: DFF<Bit>,
+    o_last: DFF<Bit>,
+    n_lost: DFF<Bits<32>>,
+    // Wires.
+    push: Signal<Local, Bit>,
+    /// The ring has room for the descriptor's record (a slot free, or the head's last hop
+    /// leaving this clock).
+    room: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    tail: Signal<Local, Bits<2>>,
+    cur_n: Signal<Local, Bits<5>>,
+    cur_key: Signal<Local, Bits<KEY_BITS>>,
+    cur_bank: Signal<Local, Bit>,
+    cur_hw: [Signal<Local, Bits<16>>; HW_PER_HOP],
+    /// The descriptor's record: its hops from the frame's buffer at its shim position.
+    rec: [Signal<Local, Bits<16>>; REC_HW],
+    lat_hi: Widen<32, 16>,
+    lat_lo: Widen<32, 16>,
+    key_sw: Widen<HOP_KEY_BITS, 16>,
+    key_flow: Widen<HOP_KEY_BITS, KEY_BITS>,
+    // Constants.
+    /// Beat indices 2..16 (the captured beats).
+    beat: [Constant<Bits<5>>; 14],
+    /// Bit offset of each 16-bit lane of `tdata`.
+    lane: [Constant<Bits<6>>; 4],
+    zero32: Constant<Bits<32>>,
+    slot_c: [Constant<Bits<2>>; SLOTS],
+    hop_c: [Constant<Bits<5>>; HOPS],
+    two2: Constant<Bits<2>>,
+    one2: Constant<Bits<2>>,
+    zero2: Constant<Bits<2>>,
+    t_max: Constant<Bits<5>>,
+    zero5: Constant<Bits<5>>,
+    one5: Constant<Bits<5>>,
+    sc1: Constant<Bits<2>>,
+    sc2: Constant<Bits<2>>,
+    eight: Constant<Bits<16>>,
+    sixteen: Constant<Bits<32>>,
+    flow_bits: Constant<Bits<HOP_KEY_BITS>>,
+    one32: Constant<Bits<32>>,
+}
+
+impl Default for HopSerializer {
+    fn default() -> Self {
+        HopSerializer {
+            clock: Default::default(),
+            reset: Default::default(),
+            tdata: Default::default(),
+            tvalid: Default::default(),
+            tlast: Default::default(),
+            d_valid: Default::default(),
+            d_ip: Default::default(),
+            d_hops: Default::default(),
+            d_sc: Default::default(),
+            d_key: Default::default(),
+            d_bank: Default::default(),
+            h_valid: Default::default(),
+            h_key: Default::default(),
+            h_switch: Default::default(),
+            h_latency: Default::default(),
+            h_bank: Default::default(),
+            h_last: Default::default(),
+            lost: Default::default(),
+            idle: Default::default(),
+            t: Default::default(),
+            wsel: Default::default(),
+            rsel: Default::default(),
+            cap0: std::array::from_fn(|_| Default::default()),
+            cap1: std::array::from_fn(|_| Default::default()),
+            s_n: Default::default(),
+            s_key: Default::default(),
+            s_bank: Default::default(),
+            s_hw: std::array::from_fn(|_| Default::default()),
+            head: Default::default(),
+            count: Default::default(),
+            j: Default::default(),
+            o_valid: Default::default(),
+            o_hw: Default::default(),
+            o_key: Default::default(),
+            o_bank: Default::default(),
+            o_last: Default::default(),
+            n_lost: Default::default(),
+            push: Default::default(),
+            room: Default::default(),
+            issue: Default::default(),
+            pop: Default::default(),
+            tail: Default::default(),
+            cur_n: Default::default(),
+            cur_key: Default::default(),
+            cur_bank: Default::default(),
+            cur_hw: Default::default(),
+            rec: std::array::from_fn(|_| Default::default()),
+            lat_hi: Default::default(),
+            lat_lo: Default::default(),
+            key_sw: Default::default(),
+            key_flow: Default::default(),
+            beat: std::array::from_fn(|i| konst!(i + 2)),
+            lane: std::array::from_fn(|i| konst!(16 * i)),
+            zero32: konst!(0),
+            slot_c: std::array::from_fn(|i| konst!(i)),
+            hop_c: std::array::from_fn(|i| konst!(i)),
+            two2: konst!(2),
+            one2: konst!(1),
+            zero2: konst!(0),
+            t_max: konst!(16),
+            zero5: konst!(0),
+            one5: konst!(1),
+            sc1: konst!(1),
+            sc2: konst!(2),
+            eight: konst!(8),
+            sixteen: konst!(16),
+            flow_bits: konst!(KEY_BITS),
+            one32: konst!(1),
+        }
+    }
+}
+
+impl Logic for HopSerializer {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, t, wsel, rsel, head, count, j, o_valid, o_key, o_bank, o_last, n_lost);
+        for h in 0..CAP_HW {
+            self.cap0[h].clock.next = self.clock.val();
+            self.cap0[h].d.next = self.cap0[h].q.val();
+            self.cap1[h].clock.next = self.clock.val();
+            self.cap1[h].d.next = self.cap1[h].q.val();
+        }
+        for e in 0..SLOTS {
+            self.s_n[e].clock.next = self.clock.val();
+            self.s_n[e].d.next = self.s_n[e].q.val();
+            self.s_key[e].clock.next = self.clock.val();
+            self.s_key[e].d.next = self.s_key[e].q.val();
+            self.s_bank[e].clock.next = self.clock.val();
+            self.s_bank[e].d.next = self.s_bank[e].q.val();
+        }
+        for k in 0..RING_HW {
+            self.s_hw[k].clock.next = self.clock.val();
+            self.s_hw[k].d.next = self.s_hw[k].q.val();
+        }
+        for k in 0..HW_PER_HOP {
+            self.o_hw[k].clock.next = self.clock.val();
+            self.o_hw[k].d.next = self.o_hw[k].q.val();
+        }
+        // (Array indices below are literals plus loop variables: `#[hdl_gen]` evaluates them
+        // from their text, so slot `e`'s hop `jj` is written `e * 48 + jj * 3`.)
+        // ---- Capture: halfword h of the buffer is frame bytes 16 + 2h, 17 + 2h, which sit
+        // in beat 2 + h / 4 at bits 16 (h % 4) of `tdata`; stored big-endian.
+        if self.tvalid.val() {
+            if self.tlast.val() {
+                self.t.d.next = self.zero5.val();
+                self.wsel.d.next = !self.wsel.q.val();
+            } else if self.t.q.val() != self.t_max.val() {
+                self.t.d.next = self.t.q.val() + self.one5.val();
+            }
+            for h in 0..CAP_HW {
+                if self.t.q.val() == self.beat[h / 4].val() {
+                    if self.wsel.q.val() {
+                        self.cap1[h].d.next = (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
+                            << self.eight.val())
+                            | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index()) >> self.eight.val());
+                    } else {
+                        self.cap0[h].d.next = (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
+                            << self.eight.val())
+                            | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index()) >> self.eight.val());
+                    }
+                }
+            }
+        }
+
+        // ---- Extract the descriptor's record from its frame's buffer.
+        for k in 0..REC_HW {
+            if self.rsel.q.val() {
+                if self.d_sc.val() == self.sc2.val() {
+                    self.rec[k].next = self.cap1[6 + k].q.val();
+                } else if self.d_sc.val() == self.sc1.val() {
+                    self.rec[k].next = self.cap1[4 + k].q.val();
+                } else {
+                    self.rec[k].next = self.cap1[2 + k].q.val();
+                }
+            } else if self.d_sc.val() == self.sc2.val() {
+                self.rec[k].next = self.cap0[6 + k].q.val();
+            } else if self.d_sc.val() == self.sc1.val() {
+                self.rec[k].next = self.cap0[4 + k].q.val();
+            } else {
+                self.rec[k].next = self.cap0[2 + k].q.val();
+            }
+        }
+        if self.d_valid.val() {
+            self.rsel.d.next = !self.rsel.q.val();
+        }
+        self.push.next = self.d_valid.val() & self.d_ip.val() & (self.d_hops.val() != self.zero5.val());
+
+        // ---- Issue: hop `j` of the head record, then the next record without a gap.
+        self.cur_n.next = self.s_n[0].q.val();
+        self.cur_key.next = self.s_key[0].q.val();
+        self.cur_bank.next = self.s_bank[0].q.val();
+        for k in 0..HW_PER_HOP {
+            self.cur_hw[k].next = self.s_hw[k].q.val();
+        }
+        for e in 0..SLOTS {
+            if self.head.q.val() == self.slot_c[e].val() {
+                self.cur_n.next = self.s_n[e].q.val();
+                self.cur_key.next = self.s_key[e].q.val();
+                self.cur_bank.next = self.s_bank[e].q.val();
+                for jj in 0..HOPS {
+                    if self.j.q.val() == self.hop_c[jj].val() {
+                        self.cur_hw[0].next = self.s_hw[e * 48 + jj * 3].q.val();
+                        self.cur_hw[1].next = self.s_hw[e * 48 + jj * 3 + 1].q.val();
+                        self.cur_hw[2].next = self.s_hw[e * 48 + jj * 3 + 2].q.val();
+                    }
+                }
+            }
+        }
+        self.issue.next = self.count.q.val() != self.zero2.val();
+        self.pop.next = self.issue.val() & ((self.j.q.val() + self.one5.val()) == self.cur_n.val());
+        if self.issue.val() {
+            if self.pop.val() {
+                self.j.d.next = self.zero5.val();
+                if self.head.q.val() == self.two2.val() {
+                    self.head.d.next = self.zero2.val();
+                } else {
+                    self.head.d.next = self.head.q.val() + self.one2.val();
+                }
+            } else {
+                self.j.d.next = self.j.q.val() + self.one5.val();
+            }
+        }
+        self.o_valid.d.next = self.issue.val() & !self.reset.val();
+        for k in 0..HW_PER_HOP {
+            self.o_hw[k].d.next = self.cur_hw[k].val();
+        }
+        self.o_key.d.next = self.cur_key.val();
+        self.o_bank.d.next = self.cur_bank.val();
+        self.o_last.d.next = self.pop.val();
+
+        // ---- Store the descriptor's record at the tail (`head + count` mod 3). With the ring
+        // full it still fits when the head's last hop leaves this clock: the tail is then
+        // the head's slot, read this clock and written at its end.
+        self.tail.next = self.head.q.val();
+        for h in 0..SLOTS {
+            for c in 0..SLOTS {
+                if (self.head.q.val() == self.slot_c[h].val()) & (self.count.q.val() == self.slot_c[c].val()) {
+                    self.tail.next = self.slot_c[(h + c) % 3].val();
+                }
+            }
+        }
+        self.room.next = (self.count.q.val() != self.slot_c[2].val() + self.one2.val()) | self.pop.val();
+        if self.push.val() & self.room.val() {
+            for e in 0..SLOTS {
+                if self.tail.val() == self.slot_c[e].val() {
+                    self.s_n[e].d.next = self.d_hops.val();
+                    self.s_key[e].d.next = self.d_key.val();
+                    self.s_bank[e].d.next = self.d_bank.val();
+                    for k in 0..REC_HW {
+                        self.s_hw[e * 48 + k].d.next = self.rec[k].val();
+                    }
+                }
+            }
+            if !self.pop.val() {
+                self.count.d.next = self.count.q.val() + self.one2.val();
+            }
+        } else {
+            if self.push.val() {
+                self.n_lost.d.next = self.n_lost.q.val() + self.one32.val();
+            }
+            if self.pop.val() {
+                self.count.d.next = self.count.q.val() - self.one2.val();
+            }
+        }
+
+        if self.reset.val() {
+            self.t.d.next = self.zero5.val();
+            self.wsel.d.next = false;
+            self.rsel.d.next = false;
+            self.head.d.next = self.zero2.val();
+            self.count.d.next = self.zero2.val();
+            self.j.d.next = self.zero5.val();
+            self.n_lost.d.next = self.zero32.val();
+        }
+
+        // ---- Outputs, from registers.
+        self.lat_hi.x.next = self.o_hw[1].q.val();
+        self.lat_lo.x.next = self.o_hw[2].q.val();
+        self.key_sw.x.next = self.o_hw[0].q.val();
+        self.key_flow.x.next = self.o_key.q.val();
+        self.h_valid.next = self.o_valid.q.val();
+        self.h_switch.next = self.o_hw[0].q.val();
+        self.h_latency.next = (self.lat_hi.y.val() << self.sixteen.val()) | self.lat_lo.y.val();
+        self.h_key.next = (self.key_sw.y.val() << self.flow_bits.val()) | self.key_flow.y.val();
+        self.h_bank.next = self.o_bank.q.val();
+        self.h_last.next = self.o_last.q.val();
+        self.lost.next = self.n_lost.q.val();
+        self.idle.next = (self.count.q.val() == self.zero2.val()) & !self.o_valid.q.val();
+    }
+}

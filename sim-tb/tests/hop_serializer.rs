@@ -1,0 +1,257 @@
+//! The hop serializer (`hdl::per_switch::hop_serializer`) under Verilator: every hop of every
+//! IP frame with an INT stack comes out once, in stack order and frame order, with its
+//! frame's flow key and bank, one per clock at most, and none is lost or waits longer than
+//! `MAX_WAIT` clocks, at line rate (a beat every clock, frames back to back).
+//!
+//! Traffic, each case with the parser's descriptor timing (two clocks after a frame's last
+//! beat, one descriptor per frame, in order):
+//! - 16-hop stacks in minimum frames, back to back (the bound's worst case);
+//! - those interleaved with 1-beat runts and minimum frames of 0 and 1 hops (runts land
+//!   while a 16-hop frame waits for its descriptor);
+//! - random hop counts 0..=16, 0 to 2 VLAN tags, non-IP and malformed descriptors (which
+//!   must issue nothing), random banks.
+use smartnic_contract::FlowKey;
+use smartnic_hdl::flow;
+use smartnic_hdl::per_switch::hop_serializer::{HopSerializer, MAX_WAIT};
+use smartnic_sim_tb::{Model, PortId};
+use std::collections::VecDeque;
+
+/// The parser's descriptor delay: stage 1 at the edge of the last beat, stage 2 one later.
+const DESC_DELAY: usize = 2;
+
+/// One frame of the test: its bytes and what its descriptor says.
+#[derive(Clone, Debug)]
+struct Frame {
+    bytes: Vec<u8>,
+    ip: bool,
+    hops: Vec<(u16, u32)>,
+    tags: u8,
+    key: FlowKey,
+    bank: bool,
+}
+
+/// A frame with `hops` hop records behind `tags` VLAN tags, IPv4 + UDP, at least 60 bytes
+/// (the MAC's minimum without FCS).
+fn frame(n: u64, tags: u8, hops: Vec<(u16, u32)>, ip: bool, bank: bool) -> Frame {
+    let mut b = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2];
+    for _ in 0..tags {
+        b.extend_from_slice(&[0x81, 0x00, 0x00, 0x05]);
+    }
+    b.extend_from_slice(&[0x88, 0xB5, 1, 0, 0x08, 0x00]);
+    b.extend_from_slice(&(hops.len() as u16).to_be_bytes());
+    for &(s, l) in &hops {
+        b.extend_from_slice(&s.to_be_bytes());
+        b.extend_from_slice(&l.to_be_bytes());
+    }
+    b.extend_from_slice(&[0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 1, 2]);
+    b.extend_from_slice(&[0x12, 0x34, 0, 80, 0, 8, 0, 0]);
+    if b.len() < 60 {
+        b.resize(60, 0);
+    }
+    let key = FlowKey::from_v4([10, 0, (n >> 8) as u8, n as u8], [10, 0, 1, 2], n as u16, 80, 17);
+    Frame { bytes: b, ip, hops, tags, key, bank }
+}
+
+/// A runt: one beat, not IP.
+fn runt(n: u64) -> Frame {
+    Frame { bytes: vec![0xEE; 8], ip: false, hops: Vec::new(), tags: 0, key: FlowKey::default(), bank: n % 2 == 1 }
+}
+
+fn hops(n: u64, count: usize) -> Vec<(u16, u32)> {
+    (0..count).map(|j| ((n as u16).wrapping_mul(31).wrapping_add(j as u16 * 7 + 1), (n as u32) << 8 | j as u32)).collect()
+}
+
+struct Ports {
+    tdata: PortId,
+    tvalid: PortId,
+    tlast: PortId,
+    d_valid: PortId,
+    d_ip: PortId,
+    d_hops: PortId,
+    d_sc: PortId,
+    d_key: PortId,
+    d_bank: PortId,
+    h_valid: PortId,
+    h_key: PortId,
+    h_switch: PortId,
+    h_latency: PortId,
+    h_bank: PortId,
+    h_last: PortId,
+    lost: PortId,
+    idle: PortId,
+}
+
+/// An issued hop: (switch, latency, flow key, bank, last of its frame).
+type Hop = (u16, u32, FlowKey, bool, bool);
+
+struct Run {
+    hops: u64,
+    frames: u64,
+    clocks: u64,
+    max_wait: u64,
+}
+
+/// Sends `frames` back to back and checks every issued hop against the expectation.
+fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
+    m.set(p.tvalid, 0);
+    m.set(p.d_valid, 0);
+    m.set_by_name("reset", 1);
+    m.tick();
+    m.set_by_name("reset", 0);
+    // Descriptors due: (clock, frame index).
+    let mut desc: VecDeque<(u64, usize)> = VecDeque::new();
+    // Expected hops with the clock of their descriptor.
+    let mut expect: VecDeque<(u64, Hop)> = VecDeque::new();
+    let beats: Vec<(usize, usize)> =
+        frames.iter().enumerate().flat_map(|(f, fr)| (0..fr.bytes.len().div_ceil(8)).map(move |b| (f, b))).collect();
+    let (mut clock, mut issued, mut max_wait) = (0u64, 0u64, 0u64);
+    let mut beat = beats.iter();
+    loop {
+        let cur = beat.next();
+        if let Some(&(f, b)) = cur {
+            let fr = &frames[f];
+            let chunk = &fr.bytes[8 * b..fr.bytes.len().min(8 * b + 8)];
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            m.set(p.tdata, u64::from_le_bytes(w) as u128);
+            m.set(p.tvalid, 1);
+            let last = 8 * b + 8 >= fr.bytes.len();
+            m.set(p.tlast, last as u128);
+            if last {
+                desc.push_back((clock + DESC_DELAY as u64, f));
+            }
+        } else {
+            m.set(p.tvalid, 0);
+            m.set(p.tlast, 0);
+        }
+        match desc.front() {
+            Some(&(at, f)) if at == clock => {
+                desc.pop_front();
+                let fr = &frames[f];
+                m.set(p.d_valid, 1);
+                m.set(p.d_ip, fr.ip as u128);
+                m.set(p.d_hops, fr.hops.len() as u128);
+                m.set(p.d_sc, fr.tags as u128);
+                m.set(p.d_key, u128::from_be_bytes({
+                    let mut k = [0u8; 16];
+                    k[3..].copy_from_slice(fr.key.as_bytes());
+                    k
+                }));
+                m.set(p.d_bank, fr.bank as u128);
+                if fr.ip {
+                    for (j, &(s, l)) in fr.hops.iter().enumerate() {
+                        expect.push_back((clock, (s, l, fr.key, fr.bank, j + 1 == fr.hops.len())));
+                    }
+                }
+            }
+            _ => m.set(p.d_valid, 0),
+        }
+        m.eval();
+        if m.get(p.h_valid) == 1 {
+            let key = m.get(p.h_key);
+            let mut kb = [0u8; 13];
+            kb.copy_from_slice(&key.to_be_bytes()[3..]);
+            let got: Hop = (
+                m.get(p.h_switch) as u16,
+                m.get(p.h_latency) as u32,
+                FlowKey(kb),
+                m.get(p.h_bank) == 1,
+                m.get(p.h_last) == 1,
+            );
+            assert_eq!((key >> 104) as u16, got.0, "h_key's top 16 bits are the switch ID");
+            let (at, want) = expect.pop_front().unwrap_or_else(|| panic!("clock {clock}: unexpected hop {got:?}"));
+            assert_eq!(got, want, "hop {issued} (clock {clock})");
+            max_wait = max_wait.max(clock - at);
+            issued += 1;
+        }
+        m.tick();
+        clock += 1;
+        if cur.is_none() && desc.is_empty() && expect.is_empty() && m.get(p.idle) == 1 {
+            break;
+        }
+        assert!(clock < 40 * beats.len() as u64 + 100, "the serializer stalled");
+    }
+    assert_eq!(m.get(p.lost), 0, "no record was refused");
+    assert!(max_wait <= MAX_WAIT as u64, "a hop waited {max_wait} clocks");
+    Run { hops: issued, frames: frames.len() as u64, clocks: clock, max_wait }
+}
+
+fn model() -> (Model, Ports) {
+    let v = flow::to_verilog("hop_serializer", &mut HopSerializer::default()).unwrap();
+    let m = Model::of_verilog("hop_serializer", &v).unwrap_or_else(|e| panic!("{e}"));
+    let p = Ports {
+        tdata: m.port("tdata"),
+        tvalid: m.port("tvalid"),
+        tlast: m.port("tlast"),
+        d_valid: m.port("d_valid"),
+        d_ip: m.port("d_ip"),
+        d_hops: m.port("d_hops"),
+        d_sc: m.port("d_sc"),
+        d_key: m.port("d_key"),
+        d_bank: m.port("d_bank"),
+        h_valid: m.port("h_valid"),
+        h_key: m.port("h_key"),
+        h_switch: m.port("h_switch"),
+        h_latency: m.port("h_latency"),
+        h_bank: m.port("h_bank"),
+        h_last: m.port("h_last"),
+        lost: m.port("lost"),
+        idle: m.port("idle"),
+    };
+    (m, p)
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn every_hop_once_in_order_at_line_rate() {
+    let (mut m, p) = model();
+    // 16-hop stacks in minimum frames, back to back.
+    let full: Vec<Frame> = (0..2000).map(|n| frame(n, 0, hops(n, 16), true, n % 3 == 0)).collect();
+    let r = run(&mut m, &p, &full);
+    assert_eq!(r.hops, 16 * 2000);
+    eprintln!("16-hop back to back: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
+
+    // The same with runts and 0/1-hop minimum frames between them, every VLAN depth.
+    let mut mixed = Vec::new();
+    for n in 0..3000u64 {
+        mixed.push(match n % 6 {
+            0 | 3 => frame(n, (n % 3) as u8, hops(n, 16), true, n % 2 == 0),
+            1 => runt(n),
+            2 => frame(n, 0, hops(n, 1), true, true),
+            4 => frame(n, 2, Vec::new(), true, false),
+            _ => runt(n),
+        });
+    }
+    let want: u64 = mixed.iter().filter(|f| f.ip).map(|f| f.hops.len() as u64).sum();
+    let r = run(&mut m, &p, &mixed);
+    assert_eq!(r.hops, want);
+    eprintln!("mixed with runts: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
+
+    // Random hop counts, tags, classes and banks.
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let random: Vec<Frame> = (0..20_000u64)
+        .map(|n| {
+            let x = rng.next();
+            if x % 11 == 0 {
+                return runt(n);
+            }
+            let mut f = frame(n, (x >> 8) as u8 % 3, hops(n, (x >> 16) as usize % 17), x % 7 != 0, x >> 40 & 1 == 1);
+            f.key.0[12] = (x >> 24) as u8;
+            f
+        })
+        .collect();
+    let want: u64 = random.iter().filter(|f| f.ip).map(|f| f.hops.len() as u64).sum();
+    let r = run(&mut m, &p, &random);
+    assert_eq!(r.hops, want);
+    eprintln!("random: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
+}
