@@ -88,6 +88,7 @@ fn the_grammar_is_noun_then_verb() {
         "lab run",
         "lab topo",
         "lab entries",
+        "lab score",
     ];
     assert_eq!(visible, expected.map(|c| format!("smartnic {c}")));
 }

@@ -224,6 +224,26 @@ pub const PAGES: &[Page] = &[
                --seed give the same files.",
     },
     Page {
+        path: &["lab", "score"],
+        examples: &[
+            top(
+                "lab score --packets 1000000 --load 0.5 --workload zipf:2.0:10MB",
+                "the NIC's per-switch answers on 16 NICs against exact answers",
+            ),
+            ex(
+                "lab score --mode acu,cm --flow-memory 2KB,10KB,50KB --latency-memory 100KB,600KB,3MB",
+                "SketchINT Fig. 7: the flow tower and the latency tower swept per NIC",
+            ),
+        ],
+        text: "The lab runs once in memory; each host's NIC stream is split into two epochs at the\n\
+               time half the packets had arrived. Scores: sw-HH and sw-HC are the F1 of per-switch\n\
+               heavy hitters (> 1500 packets) and heavy changes (> 750 between the epochs) over\n\
+               (switch, flow); lat ARE is the per-flow per-switch average latency's ARE, also over\n\
+               the pairs averaging at least 1 us; inflated is the F1 of the (flow, switch) pairs\n\
+               with a hop above 5x the pair's average so far, against the exact rule at the NIC's\n\
+               16 ns resolution and, as (ns), on ns latencies. Memory is per NIC.",
+    },
+    Page {
         path: &["lab", "topo"],
         examples: &[
             top("lab topo --topo fat-tree:4", "nodes, switch IDs, addresses and links"),
