@@ -8,6 +8,7 @@ use crate::hash::HashUnit;
 use crate::sketch;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::hash::FAMILY;
+use smartnic_contract::per_switch::LatencyTowerGeometry;
 use std::path::{Path, PathBuf};
 
 /// One named, fully parameterised block.
@@ -91,6 +92,16 @@ pub const BLOCKS: &[BlockDef] = &[
         name: "sumax",
         about: "SuMax pipeline, NIC geometry (3 x 2^13 buckets: 32-bit size, 8 x 16-bit delay cells, 32-bit max/last time), omega chains, forwarding, readout port, latency 8",
         verilog: || flow::to_verilog("sumax", &mut sketch::sumax::SuMaxNic::new(&SuMaxGeometry::nic_default())?),
+    },
+    BlockDef {
+        name: "latency_tower",
+        about: "per-switch latency tower, NIC geometry (count/sum cells 8/24, 16/32, 32/32 bit x 2^15/2^14/2^14), two banks, CM + ACU, estimates before each hop, forwarding, readout and clear ports, latency 8",
+        verilog: || {
+            flow::to_verilog(
+                "latency_tower",
+                &mut crate::per_switch::latency_tower::LatencyTowerNic::new(&LatencyTowerGeometry::nic_default())?,
+            )
+        },
     },
     BlockDef {
         name: "tower_bare",
