@@ -4,8 +4,16 @@
 //!
 //! | module | block |
 //! |---|---|
+//! | [`hop_hash`] | `HopHashUnit<K>`, `HopFront<A0, A1, A2>`: the CRC-32 XOR tree over the 120-bit hop key, three units staggered one clock per array |
+//! | [`cell_step`] | `CellStep<W>`: a count or sum cell's omega step with any `alpha`, its forwarding registers and the estimate chain |
+//! | [`latency_array`] | `LatencyArray<WC, WS, A, B>`: one array of count and sum cells in `B` banks, one forwarding track, readout and clear ports |
+//! | [`latency_tower`] | `LatencyTowerPipeline<.., B>`: the latency tower (block `latency_tower`), CM and ACU, estimates before each hop, bit-exact with `host::sketch::LatencyTower` |
 //! | [`inflate`] | `InflateCheck`: the inflated-latency rule in the log domain (three LUT log2 units, two adders), one hop a clock |
 //! | [`hop_serializer`] | every hop of an IP packet's INT stack as one (switch ++ flow, latency) insertion a clock |
 
+pub mod cell_step;
+pub mod hop_hash;
 pub mod hop_serializer;
 pub mod inflate;
+pub mod latency_array;
+pub mod latency_tower;
