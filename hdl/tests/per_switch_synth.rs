@@ -9,6 +9,7 @@
 //! active one, took 7371 LUT.
 use smartnic_hdl::per_switch::hop_serializer::HopSerializer;
 use smartnic_hdl::per_switch::inflate::InflateCheck;
+use smartnic_hdl::per_switch::record_fifo::RecordFifo;
 use smartnic_hdl::{flow, synth};
 
 mod synth_util;
@@ -40,4 +41,13 @@ fn inflate_check_synthesizes_for_xc7() {
     let r = synth_of("inflate_check", &mut InflateCheck::default());
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 3, 0, 0), "{r:?}");
     synth_util::assert_logic(&r, 274, 250);
+}
+
+/// The record buffer: 512 records of 224 bits in block RAM (7 RAMB18 in 512 x 36, 114 Kbit
+/// for 112 Kbit of records), the pointers and the word select. Measured: 173 LUT, 79 FF.
+#[test]
+fn record_fifo_synthesizes_for_xc7() {
+    let r = synth_of("record_fifo", &mut RecordFifo::default());
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 7, 0, 0), "{r:?}");
+    synth_util::assert_logic(&r, 173, 79);
 }

@@ -9,6 +9,7 @@
 //! | [`latency_array`] | `LatencyArray<WC, WS, A, B>`: one array of count and sum cells in `B` banks, one forwarding track, readout and clear ports |
 //! | [`latency_tower`] | `LatencyTowerPipeline<.., B>`: the latency tower (block `latency_tower`), CM and ACU, estimates before each hop, bit-exact with `host::sketch::LatencyTower` |
 //! | [`inflate`] | `InflateCheck`: the inflated-latency rule in the log domain (three LUT log2 units, two adders), one hop a clock |
+//! | [`record_fifo`] | `RecordFifo`: the record stream's buffer, whole records in (one a clock), words out; a full buffer counts drops |
 //! | [`hop_serializer`] | every hop of an IP packet's INT stack as one (switch ++ flow, latency) insertion a clock |
 
 pub mod cell_step;
@@ -17,3 +18,4 @@ pub mod hop_serializer;
 pub mod inflate;
 pub mod latency_array;
 pub mod latency_tower;
+pub mod record_fifo;
