@@ -120,92 +120,109 @@ pub fn key_to_bits(key: &[u8; KEY_LEN]) -> Bits<KEY_BITS> {
     bits
 }
 
-/// The pipelined CRC-32 hash unit (see the module docs).
-#[derive(LogicBlock)]
-pub struct HashUnit<const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub key: Signal<In, Bits<KEY_BITS>>,
-    pub key_valid: Signal<In, Bit>,
-    pub hash: Signal<Out, Bits<32>>,
-    pub index: Signal<Out, Bits<K>>,
-    pub valid: Signal<Out, Bit>,
-    // Stage 1: per-group XOR chains (local wires) and their registers.
-    acc: [Signal<Local, Bits<32>>; KEY_BITS],
-    part: [DFF<Bits<32>>; GROUPS],
-    part_valid: DFF<Bit>,
-    // Stage 2: folded hash.
-    hash_q: DFF<Bits<32>>,
-    hash_valid: DFF<Bit>,
-    // The matrix (computed from the CrcParams in `new`).
-    column: [Constant<Bits<32>>; KEY_BITS],
-    offset: Constant<Bits<32>>,
-    index_shift: Constant<Bits<5>>,
-}
-
-impl<const K: usize> HashUnit<K> {
-    /// A hash unit for one family member.
-    pub fn new(params: &CrcParams) -> Self {
-        assert!((1..=32).contains(&K), "index width K={K} must be 1..=32");
-        let m = CrcMatrix::new(params);
-        HashUnit {
-            clock: Default::default(),
-            reset: Default::default(),
-            key: Default::default(),
-            key_valid: Default::default(),
-            hash: Default::default(),
-            index: Default::default(),
-            valid: Default::default(),
-            acc: std::array::from_fn(|_| Default::default()),
-            part: Default::default(),
-            part_valid: Default::default(),
-            hash_q: Default::default(),
-            hash_valid: Default::default(),
-            column: std::array::from_fn(|b| Constant::new(m.column[b].to_bits())),
-            offset: Constant::new(m.offset.to_bits()),
-            index_shift: Constant::new((32 - K).to_bits()),
+/// Declares a pipelined CRC-32 unit (ports, pipeline and XOR tree as in the module docs)
+/// over a key of `$len` bytes = `$kb` bits, split into [`GROUPS`] stage-1 groups of `$gb`
+/// bits (`$last` = `$gb - 1`). One body for every key length: rust-hdl needs the group
+/// width as a literal in the index arithmetic, so it is a macro argument, not a generic.
+macro_rules! crc_unit {
+    ($(#[$meta:meta])* $name:ident, $kb:ident, $len:ident, $gb:tt, $last:tt) => {
+        $(#[$meta])*
+        #[derive(LogicBlock)]
+        pub struct $name<const K: usize> {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, Bit>,
+            pub key: Signal<In, Bits<$kb>>,
+            pub key_valid: Signal<In, Bit>,
+            pub hash: Signal<Out, Bits<32>>,
+            pub index: Signal<Out, Bits<K>>,
+            pub valid: Signal<Out, Bit>,
+            // Stage 1: per-group XOR chains (local wires) and their registers.
+            acc: [Signal<Local, Bits<32>>; $kb],
+            part: [DFF<Bits<32>>; $crate::hash::GROUPS],
+            part_valid: DFF<Bit>,
+            // Stage 2: folded hash.
+            hash_q: DFF<Bits<32>>,
+            hash_valid: DFF<Bit>,
+            // The matrix (computed from the CrcParams in `new`).
+            column: [Constant<Bits<32>>; $kb],
+            offset: Constant<Bits<32>>,
+            index_shift: Constant<Bits<5>>,
         }
-    }
-}
 
-impl<const K: usize> Logic for HashUnit<K> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        dff_setup!(self, clock, part_valid, hash_q, hash_valid);
-        // Stage 1: group g XORs the matrix columns of its set key bits, bits g*26..g*26+25
-        // (rust-hdl array indices must be literal arithmetic on loop variables, hence the
-        // literal 26 = GROUP_BITS).
-        for g in 0..GROUPS {
-            self.part[g].clock.next = self.clock.val();
-            if self.key.val().get_bit(g * 26) {
-                self.acc[g * 26].next = self.column[g * 26].val();
-            } else {
-                self.acc[g * 26].next = 0.into();
-            }
-            for i in 1..GROUP_BITS {
-                if self.key.val().get_bit(g * 26 + i) {
-                    self.acc[g * 26 + i].next =
-                        self.acc[g * 26 + i - 1].val() ^ self.column[g * 26 + i].val();
-                } else {
-                    self.acc[g * 26 + i].next = self.acc[g * 26 + i - 1].val();
+        impl<const K: usize> $name<K> {
+            /// A hash unit for one family member.
+            pub fn new(params: &smartnic_contract::hash::CrcParams) -> Self {
+                const _: () = assert!($gb * $crate::hash::GROUPS == $kb && $last + 1 == $gb);
+                assert!((1..=32).contains(&K), "index width K={K} must be 1..=32");
+                let m = $crate::hash::CrcMatrix::of_len(params, $len);
+                $name {
+                    clock: Default::default(),
+                    reset: Default::default(),
+                    key: Default::default(),
+                    key_valid: Default::default(),
+                    hash: Default::default(),
+                    index: Default::default(),
+                    valid: Default::default(),
+                    acc: std::array::from_fn(|_| Default::default()),
+                    part: Default::default(),
+                    part_valid: Default::default(),
+                    hash_q: Default::default(),
+                    hash_valid: Default::default(),
+                    column: std::array::from_fn(|b| Constant::new(m.column[b].to_bits())),
+                    offset: Constant::new(m.offset.to_bits()),
+                    index_shift: Constant::new((32 - K).to_bits()),
                 }
             }
-            self.part[g].d.next = self.acc[g * 26 + 25].val();
         }
-        self.part_valid.d.next = self.key_valid.val() & !self.reset.val();
-        // Stage 2: fold the groups and the CRC of the all-zero key.
-        self.hash_q.d.next = self.offset.val()
-            ^ self.part[0].q.val()
-            ^ self.part[1].q.val()
-            ^ self.part[2].q.val()
-            ^ self.part[3].q.val();
-        self.hash_valid.d.next = self.part_valid.q.val() & !self.reset.val();
-        // Outputs: the index is the top K bits (wiring).
-        self.hash.next = self.hash_q.q.val();
-        self.index.next = self.hash_q.q.val().get_bits::<K>(self.index_shift.val().index());
-        self.valid.next = self.hash_valid.q.val();
-    }
+
+        impl<const K: usize> Logic for $name<K> {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, part_valid, hash_q, hash_valid);
+                // Stage 1: group g XORs the matrix columns of its set key bits.
+                for g in 0..GROUPS {
+                    self.part[g].clock.next = self.clock.val();
+                    if self.key.val().get_bit(g * $gb) {
+                        self.acc[g * $gb].next = self.column[g * $gb].val();
+                    } else {
+                        self.acc[g * $gb].next = 0.into();
+                    }
+                    for i in 1..$gb {
+                        if self.key.val().get_bit(g * $gb + i) {
+                            self.acc[g * $gb + i].next =
+                                self.acc[g * $gb + i - 1].val() ^ self.column[g * $gb + i].val();
+                        } else {
+                            self.acc[g * $gb + i].next = self.acc[g * $gb + i - 1].val();
+                        }
+                    }
+                    self.part[g].d.next = self.acc[g * $gb + $last].val();
+                }
+                self.part_valid.d.next = self.key_valid.val() & !self.reset.val();
+                // Stage 2: fold the groups and the CRC of the all-zero key.
+                self.hash_q.d.next = self.offset.val()
+                    ^ self.part[0].q.val()
+                    ^ self.part[1].q.val()
+                    ^ self.part[2].q.val()
+                    ^ self.part[3].q.val();
+                self.hash_valid.d.next = self.part_valid.q.val() & !self.reset.val();
+                // Outputs: the index is the top K bits (wiring).
+                self.hash.next = self.hash_q.q.val();
+                self.index.next = self.hash_q.q.val().get_bits::<K>(self.index_shift.val().index());
+                self.valid.next = self.hash_valid.q.val();
+            }
+        }
+    };
 }
+pub(crate) use crc_unit;
+
+crc_unit!(
+    /// The pipelined CRC-32 hash unit over the 13-byte flow key (see the module docs).
+    HashUnit,
+    KEY_BITS,
+    KEY_LEN,
+    26,
+    25
+);
 
 #[cfg(test)]
 mod tests {

@@ -24,7 +24,7 @@
 //! | `key`, `key_valid` | in | 120, 1 | hop key |
 //! | `valid{i}`, `index{i}` | out | 1, `Ai` | array `i`'s hop, `2 + i` clocks after the key |
 //! | `busy` | out | 1 | a key is in the front |
-use crate::hash::{bytes_to_u128, CrcMatrix};
+use crate::hash::{bytes_to_u128, GROUPS};
 use crate::sketch::Sink;
 use rust_hdl::prelude::*;
 use smartnic_contract::hash::CrcParams;
@@ -34,8 +34,6 @@ use smartnic_contract::per_switch::SWITCH_KEY_LEN;
 pub const HOP_KEY_BITS: usize = SWITCH_KEY_LEN * 8;
 /// Clocks from `key` to `hash`/`index`/`valid` (as the flow-key unit).
 pub const LATENCY: usize = crate::hash::LATENCY;
-/// Stage-1 groups.
-pub const GROUPS: usize = 4;
 /// Key bits per stage-1 group.
 pub const GROUP_BITS: usize = HOP_KEY_BITS / GROUPS;
 const _: () = assert!(GROUP_BITS * GROUPS == HOP_KEY_BITS && GROUP_BITS == 30);
@@ -45,87 +43,14 @@ pub fn hop_key_to_u128(key: &[u8; SWITCH_KEY_LEN]) -> u128 {
     bytes_to_u128(key)
 }
 
-/// The pipelined CRC-32 unit over the hop key (see the module docs).
-#[derive(LogicBlock)]
-pub struct HopHashUnit<const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub key: Signal<In, Bits<HOP_KEY_BITS>>,
-    pub key_valid: Signal<In, Bit>,
-    pub hash: Signal<Out, Bits<32>>,
-    pub index: Signal<Out, Bits<K>>,
-    pub valid: Signal<Out, Bit>,
-    acc: [Signal<Local, Bits<32>>; HOP_KEY_BITS],
-    part: [DFF<Bits<32>>; GROUPS],
-    part_valid: DFF<Bit>,
-    hash_q: DFF<Bits<32>>,
-    hash_valid: DFF<Bit>,
-    column: [Constant<Bits<32>>; HOP_KEY_BITS],
-    offset: Constant<Bits<32>>,
-    index_shift: Constant<Bits<5>>,
-}
-
-impl<const K: usize> HopHashUnit<K> {
-    /// A unit for one family member.
-    pub fn new(params: &CrcParams) -> Self {
-        assert!((1..=32).contains(&K), "index width K={K} must be 1..=32");
-        let m = CrcMatrix::of_len(params, SWITCH_KEY_LEN);
-        HopHashUnit {
-            clock: Default::default(),
-            reset: Default::default(),
-            key: Default::default(),
-            key_valid: Default::default(),
-            hash: Default::default(),
-            index: Default::default(),
-            valid: Default::default(),
-            acc: std::array::from_fn(|_| Default::default()),
-            part: Default::default(),
-            part_valid: Default::default(),
-            hash_q: Default::default(),
-            hash_valid: Default::default(),
-            column: std::array::from_fn(|b| Constant::new(m.column[b].to_bits())),
-            offset: Constant::new(m.offset.to_bits()),
-            index_shift: Constant::new((32 - K).to_bits()),
-        }
-    }
-}
-
-impl<const K: usize> Logic for HopHashUnit<K> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        dff_setup!(self, clock, part_valid, hash_q, hash_valid);
-        // Stage 1: group g XORs the columns of its set key bits g*30..g*30+29 (literal 30 =
-        // GROUP_BITS: rust-hdl indices are literal arithmetic on loop variables).
-        for g in 0..GROUPS {
-            self.part[g].clock.next = self.clock.val();
-            if self.key.val().get_bit(g * 30) {
-                self.acc[g * 30].next = self.column[g * 30].val();
-            } else {
-                self.acc[g * 30].next = 0.into();
-            }
-            for i in 1..GROUP_BITS {
-                if self.key.val().get_bit(g * 30 + i) {
-                    self.acc[g * 30 + i].next =
-                        self.acc[g * 30 + i - 1].val() ^ self.column[g * 30 + i].val();
-                } else {
-                    self.acc[g * 30 + i].next = self.acc[g * 30 + i - 1].val();
-                }
-            }
-            self.part[g].d.next = self.acc[g * 30 + 29].val();
-        }
-        self.part_valid.d.next = self.key_valid.val() & !self.reset.val();
-        // Stage 2: fold.
-        self.hash_q.d.next = self.offset.val()
-            ^ self.part[0].q.val()
-            ^ self.part[1].q.val()
-            ^ self.part[2].q.val()
-            ^ self.part[3].q.val();
-        self.hash_valid.d.next = self.part_valid.q.val() & !self.reset.val();
-        self.hash.next = self.hash_q.q.val();
-        self.index.next = self.hash_q.q.val().get_bits::<K>(self.index_shift.val().index());
-        self.valid.next = self.hash_valid.q.val();
-    }
-}
+crate::hash::crc_unit!(
+    /// The pipelined CRC-32 unit over the hop key (see the module docs).
+    HopHashUnit,
+    HOP_KEY_BITS,
+    SWITCH_KEY_LEN,
+    30,
+    29
+);
 
 /// Three hop hash units with staggered outputs (see the module docs).
 #[derive(LogicBlock)]
@@ -228,6 +153,7 @@ impl<const A0: usize, const A1: usize, const A2: usize> Logic for HopFront<A0, A
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::CrcMatrix;
     use smartnic_contract::hash::FAMILY;
     use smartnic_contract::per_switch::switch_key;
     use smartnic_contract::vectors::KeyStream;
