@@ -2,12 +2,10 @@
 //! key (`per_switch::switch_key`: switch ID ++ flow key) and the staggered three-array
 //! front of the latency tower.
 //!
-//! The unit is [`crate::hash::HashUnit`] for a 120-bit key: the same affine map, derived
-//! by [`CrcMatrix::of_len`] from the contract's `CrcParams::checksum` over 15 bytes, as
-//! an XOR tree of four registered 30-bit groups (at most 30 inputs an output bit: two LUT6
-//! levels) folded in a second stage. The 104-bit unit stays as it is (its Verilog is pinned
-//! by every block that uses it); only the group width differs, and rust-hdl needs it as a
-//! literal in the index arithmetic.
+//! The unit is [`crate::hash::HashUnit`] for a 120-bit key, declared by the same
+//! `crc_unit!` body: the affine map derived by [`crate::hash::CrcMatrix::of_len`] from the
+//! contract's `CrcParams::checksum` over 15 bytes, as an XOR tree of four registered 30-bit
+//! groups (at most 30 inputs an output bit: two LUT6 levels) folded in a second stage.
 //!
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
