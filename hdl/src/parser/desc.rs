@@ -20,6 +20,7 @@
 //! | `busy`, `bad`, `nonip`, `need`, `ipb`, `ipt`, `ipu`, `chk`, `c2`, `ip_bad` | in | | the chain's frame state after this beat ([`super::chain::Chain`]) |
 //! | `src`, `dst`, `sp`, `dp`, `proto` | in | 32, 32, 16, 16, 8 | the chain's key fields |
 //! | `delay` | in | 64 | the hop sum ([`super::hops::HopSum`]), the frame's total one clock after its last beat |
+//! | `shim`, `sc`, `n` | in | 1, 2, 5 | the L2 decoder's registered shim flag, position code and hop count (`<= 16` when valid; [`super::l2::L2`]) |
 //! | `d_*`, `frames`, `ip_packets`, `non_ip`, `malformed` | out | | the parser's outputs (see the parser's docs) |
 use super::{konst, CLASS_IP, CLASS_MALFORMED, CLASS_NON_IP};
 use crate::arith::Widen;
@@ -62,12 +63,17 @@ pub struct Desc<const LB: usize> {
     pub dp: Signal<In, Bits<16>>,
     pub proto: Signal<In, Bits<8>>,
     pub delay: Signal<In, Bits<64>>,
+    pub shim: Signal<In, Bit>,
+    pub sc: Signal<In, Bits<2>>,
+    pub n: Signal<In, Bits<5>>,
     pub d_valid: Signal<Out, Bit>,
     pub d_class: Signal<Out, Bits<2>>,
     pub d_key: Signal<Out, Bits<104>>,
     pub d_len: Signal<Out, Bits<LB>>,
     pub d_ts: Signal<Out, Bits<64>>,
     pub d_delay: Signal<Out, Bits<64>>,
+    pub d_hops: Signal<Out, Bits<5>>,
+    pub d_sc: Signal<Out, Bits<2>>,
     pub frames: Signal<Out, Bits<64>>,
     pub ip_packets: Signal<Out, Bits<64>>,
     pub non_ip: Signal<Out, Bits<64>>,
@@ -105,6 +111,9 @@ pub struct Desc<const LB: usize> {
     r_sp: DFF<Bits<16>>,
     r_dp: DFF<Bits<16>>,
     r_proto: DFF<Bits<8>>,
+    r_shim: DFF<Bit>,
+    r_sc: DFF<Bits<2>>,
+    r_n: DFF<Bits<5>>,
     // Stage 2: the descriptor.
     o_valid: DFF<Bit>,
     o_class: DFF<Bits<2>>,
@@ -116,6 +125,8 @@ pub struct Desc<const LB: usize> {
     o_len: DFF<Bits<LB>>,
     o_ts: DFF<Bits<64>>,
     o_delay: DFF<Bits<64>>,
+    o_hops: DFF<Bits<5>>,
+    o_sc: DFF<Bits<2>>,
     c_frames: DFF<Bits<64>>,
     c_ip: DFF<Bits<64>>,
     c_nonip: DFF<Bits<64>>,
@@ -144,6 +155,8 @@ pub struct Desc<const LB: usize> {
     dst_at: Constant<Bits<7>>,
     sp_at: Constant<Bits<7>>,
     dp_at: Constant<Bits<7>>,
+    zero2: Constant<Bits<2>>,
+    zero5: Constant<Bits<5>>,
     zero8: Constant<Bits<8>>,
     zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
@@ -180,12 +193,17 @@ impl<const LB: usize> Default for Desc<LB> {
             dp: Default::default(),
             proto: Default::default(),
             delay: Default::default(),
+            shim: Default::default(),
+            sc: Default::default(),
+            n: Default::default(),
             d_valid: Default::default(),
             d_class: Default::default(),
             d_key: Default::default(),
             d_len: Default::default(),
             d_ts: Default::default(),
             d_delay: Default::default(),
+            d_hops: Default::default(),
+            d_sc: Default::default(),
             frames: Default::default(),
             ip_packets: Default::default(),
             non_ip: Default::default(),
@@ -217,6 +235,9 @@ impl<const LB: usize> Default for Desc<LB> {
             r_sp: Default::default(),
             r_dp: Default::default(),
             r_proto: Default::default(),
+            r_shim: Default::default(),
+            r_sc: Default::default(),
+            r_n: Default::default(),
             o_valid: Default::default(),
             o_class: Default::default(),
             o_src: Default::default(),
@@ -227,6 +248,8 @@ impl<const LB: usize> Default for Desc<LB> {
             o_len: Default::default(),
             o_ts: Default::default(),
             o_delay: Default::default(),
+            o_hops: Default::default(),
+            o_sc: Default::default(),
             c_frames: Default::default(),
             c_ip: Default::default(),
             c_nonip: Default::default(),
@@ -252,6 +275,8 @@ impl<const LB: usize> Default for Desc<LB> {
             dst_at: konst!(key_at(key::DST_IP)),
             sp_at: konst!(key_at(key::SRC_PORT)),
             dp_at: konst!(key_at(key::DST_PORT)),
+            zero2: konst!(0),
+            zero5: konst!(0),
             zero8: konst!(0),
             zero16: konst!(0),
             zero32: konst!(0),
@@ -266,8 +291,8 @@ impl<const LB: usize> Logic for Desc<LB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, too_long, acc, hole, err, ts, r_valid, r_bad, r_nonip, r_need, r_chk, r_c2, r_ipb,
-            r_ipt, r_ipu, r_len, r_ts, r_src, r_dst, r_sp, r_dp, r_proto, o_valid, o_class, o_src, o_dst,
-            o_sp, o_dp, o_proto, o_len, o_ts, o_delay, c_frames, c_ip, c_nonip, c_mal
+            r_ipt, r_ipu, r_len, r_ts, r_src, r_dst, r_sp, r_dp, r_proto, r_shim, r_sc, r_n, o_valid, o_class,
+            o_src, o_dst, o_sp, o_dp, o_proto, o_len, o_ts, o_delay, o_hops, o_sc, c_frames, c_ip, c_nonip, c_mal
         );
         // The last beat's bytes: a contiguous tkeep, else a hole.
         self.kc.next = self.len_zero.val();
@@ -330,6 +355,11 @@ impl<const LB: usize> Logic for Desc<LB> {
             self.r_sp.d.next = self.sp.val();
             self.r_dp.d.next = self.dp.val();
             self.r_proto.d.next = self.proto.val();
+            // The shim's place and hop count (final from beat 4 on; an IP frame behind a
+            // shim is at least 5 beats, so its last beat sees them).
+            self.r_shim.d.next = self.shim.val();
+            self.r_sc.d.next = self.sc.val();
+            self.r_n.d.next = self.n.val();
         }
         // ---- Stage 2: class, key and delay (the hop sum is the frame's total now).
         self.w_need.x.next = self.r_need.q.val();
@@ -357,6 +387,13 @@ impl<const LB: usize> Logic for Desc<LB> {
                 self.o_dp.d.next = self.r_dp.q.val();
                 self.o_proto.d.next = self.r_proto.q.val();
                 self.o_delay.d.next = self.delay.val();
+                if self.r_shim.q.val() {
+                    self.o_hops.d.next = self.r_n.q.val();
+                    self.o_sc.d.next = self.r_sc.q.val();
+                } else {
+                    self.o_hops.d.next = self.zero5.val();
+                    self.o_sc.d.next = self.zero2.val();
+                }
             } else {
                 self.o_src.d.next = self.zero32.val();
                 self.o_dst.d.next = self.zero32.val();
@@ -364,6 +401,8 @@ impl<const LB: usize> Logic for Desc<LB> {
                 self.o_dp.d.next = self.zero16.val();
                 self.o_proto.d.next = self.zero8.val();
                 self.o_delay.d.next = self.zero64.val();
+                self.o_hops.d.next = self.zero5.val();
+                self.o_sc.d.next = self.zero2.val();
             }
         }
         if self.o_valid.q.val() {
@@ -407,6 +446,8 @@ impl<const LB: usize> Logic for Desc<LB> {
         self.d_len.next = self.o_len.q.val();
         self.d_ts.next = self.o_ts.q.val();
         self.d_delay.next = self.o_delay.q.val();
+        self.d_hops.next = self.o_hops.q.val();
+        self.d_sc.next = self.o_sc.q.val();
         self.frames.next = self.c_frames.q.val();
         self.ip_packets.next = self.c_ip.q.val();
         self.non_ip.next = self.c_nonip.q.val();

@@ -25,6 +25,7 @@
 //! | `d_len` | 32 ([`frame::LEN_BITS`]) | wire length in bytes: `8 * (beats - 1) + popcount(last tkeep)`, exact up to `frame::MAX_FRAME_LEN` (a longer frame is malformed and reads that value) |
 //! | `d_ts` | 64 | the `now` input sampled with the frame's **first** beat |
 //! | `d_delay` | 64 | sum of the INT stack hop latencies (ns); 0 without a shim and unless IP |
+//! | `d_hops`, `d_sc` | 5, 2 | the INT stack's hop count and the shim's position `14 + 4 d_sc` (its VLAN tags); 0 without a shim and unless IP (the hop serializer, `per_switch::hop_serializer`, reads the hops with them) |
 //! | `frames`, `ip_packets`, `non_ip`, `malformed` | 64 each | counters, `frames = ip_packets + non_ip + malformed`; they include a frame one clock after its descriptor |
 //!
 //! # Accepted layering (the software model's, `host::trace::frame::parse_frame`)
@@ -158,6 +159,8 @@ pub struct LenParser<const LB: usize> {
     pub d_len: Signal<Out, Bits<LB>>,
     pub d_ts: Signal<Out, Bits<64>>,
     pub d_delay: Signal<Out, Bits<64>>,
+    pub d_hops: Signal<Out, Bits<5>>,
+    pub d_sc: Signal<Out, Bits<2>>,
     pub frames: Signal<Out, Bits<64>>,
     pub ip_packets: Signal<Out, Bits<64>>,
     pub non_ip: Signal<Out, Bits<64>>,
@@ -225,6 +228,8 @@ impl<const LB: usize> LenParser<LB> {
             d_len: Default::default(),
             d_ts: Default::default(),
             d_delay: Default::default(),
+            d_hops: Default::default(),
+            d_sc: Default::default(),
             frames: Default::default(),
             ip_packets: Default::default(),
             non_ip: Default::default(),
@@ -336,6 +341,9 @@ impl<const LB: usize> Logic for LenParser<LB> {
         self.desc.dp.next = self.chain.dp.val();
         self.desc.proto.next = self.chain.proto.val();
         self.desc.delay.next = self.hops.sum.val();
+        self.desc.shim.next = self.l2.shim.val();
+        self.desc.sc.next = self.l2.sc.val();
+        self.desc.n.next = self.l2.hops.val().get_bits::<5>(0);
 
         // ---- Window history and beat index.
         if self.tvalid.val() {
@@ -358,6 +366,8 @@ impl<const LB: usize> Logic for LenParser<LB> {
         self.d_len.next = self.desc.d_len.val();
         self.d_ts.next = self.desc.d_ts.val();
         self.d_delay.next = self.desc.d_delay.val();
+        self.d_hops.next = self.desc.d_hops.val();
+        self.d_sc.next = self.desc.d_sc.val();
         self.frames.next = self.desc.frames.val();
         self.ip_packets.next = self.desc.ip_packets.val();
         self.non_ip.next = self.desc.non_ip.val();

@@ -76,6 +76,9 @@ pub struct Desc {
     pub len: u32,
     pub ts: u64,
     pub delay: u64,
+    /// INT stack hop count and shim position code (`d_hops`, `d_sc`).
+    pub hops: u8,
+    pub sc: u8,
 }
 
 /// The software model's verdict on a frame (tuser and tkeep holes make it malformed).
@@ -89,6 +92,15 @@ pub fn expect(f: &Frame) -> (u8, u128, u64) {
         }
         FrameClass::NonIp => (CLASS_NON_IP, 0, 0),
         FrameClass::Malformed(_) => (CLASS_MALFORMED, 0, 0),
+    }
+}
+
+/// The hop count and VLAN tag count of an IP frame's shim, (0, 0) without one.
+fn shim_of(f: &Frame) -> (u8, u8) {
+    use smartnic_contract::shim::ETHERTYPE_SHIM;
+    match (smartnic_contract::wire::vlan::walk_l2(&f.data), parse_frame(LINKTYPE_ETHERNET, &f.data)) {
+        (Ok(l2), FrameClass::Ip { hops, .. }) if l2.ethertype == ETHERTYPE_SHIM => (hops.len() as u8, l2.tags as u8),
+        _ => (0, 0),
     }
 }
 
@@ -117,7 +129,7 @@ pub struct Harness {
 }
 
 const IN_WORDS: usize = 8; // tdata 2, tkeep, tlast, tuser, tvalid, now 2
-const OUT_WORDS: usize = 12; // d_valid, d_class, d_key 4, d_len, d_ts 2, d_delay 2, tready
+const OUT_WORDS: usize = 14; // d_valid, d_class, d_key 4, d_len, d_ts 2, d_delay 2, tready, d_hops, d_sc
 
 pub fn model() -> Model {
     let m = Model::of_block("parser").unwrap_or_else(|e| panic!("{e}"));
@@ -136,7 +148,7 @@ impl Harness {
     /// The harness around another build of the parser (same ports).
     pub fn with_model(mut m: Model) -> Harness {
         let names_in = ["tdata", "tkeep", "tlast", "tuser", "tvalid", "now"];
-        let names_out = ["d_valid", "d_class", "d_key", "d_len", "d_ts", "d_delay", "tready"];
+        let names_out = ["d_valid", "d_class", "d_key", "d_len", "d_ts", "d_delay", "tready", "d_hops", "d_sc"];
         let inputs = names_in.iter().map(|n| m.port(n)).collect();
         let outputs = names_out.iter().map(|n| m.port(n)).collect();
         m.reset(2);
@@ -213,6 +225,8 @@ impl Harness {
                         len: o[6],
                         ts: o[7] as u64 | (o[8] as u64) << 32,
                         delay: o[9] as u64 | (o[10] as u64) << 32,
+                        hops: o[12] as u8,
+                        sc: o[13] as u8,
                     };
                     let (class, key, delay) = match self.max_len {
                         Some(max) if f.data.len() > max => (CLASS_MALFORMED, 0, 0),
@@ -225,7 +239,8 @@ impl Harness {
                         _ => f.data.len(),
                     };
                     let len = self.max_len.map_or(len, |max| len.min(max));
-                    let want = Desc { class, key, len: len as u32, ts: first_now[*fi], delay };
+                    let (hops, sc) = if class == CLASS_IP { shim_of(f) } else { (0, 0) };
+                    let want = Desc { class, key, len: len as u32, ts: first_now[*fi], delay, hops, sc };
                     if got != want {
                         panic!(
                             "frame {fi}: hardware {got:x?} != software {want:x?}\nsoftware: {:?}\nbytes ({}): {}",
