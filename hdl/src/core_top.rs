@@ -6,7 +6,6 @@
 //! # Datapath
 //!
 //! ```text
-//!                                                                   TowerBanked:
 //! AXI-Stream -> Parser -> descriptor --(IP only)--> ingress flop --> EpochEngine --> active_bank, clr_*
 //!   now ----/      |                      |                    |--> TowerPipeline (2 banks) <-> TowerWindow
 //!                  |                      |  t = ts >> shift   |
@@ -19,15 +18,12 @@
 //!   (the core never back-pressures the MAC). `now` is sampled at each frame's first beat.
 //! - **Sketch ingress**: a descriptor of class IP (1) is registered once (key, `t` =
 //!   `d_ts >> time_shift` truncated to `TW` bits = `SuMax::time_of`, the INT delay saturated
-//!   to 32 bits) and enters the tower the next clock: [`TowerBanked`], the two-bank
-//!   [`TowerPipeline`] with the core's one [`EpochEngine`] and the tower's readout window,
-//!   wired once in that block; the engine tags the packet with the active bank in that
-//!   clock. The delay goes through
+//!   to 32 bits) and enters the two-bank [`TowerPipeline`] the next clock; the core's one
+//!   [`EpochEngine`] tags it with the active bank in that clock. The delay goes through
 //!   [`DelayBin`] ([`SM_DELAY`] = 7 clocks); key, `t` and that bank wait in a delay line and
 //!   enter the two-bank [`SuMaxPipeline`] with the bin. The engine's drain is
-//!   [`CORE_DRAIN`] = 15 (SuMax's last write; [`TowerBanked::with_drain`]), its clear sweep
-//!   (2^AM clocks, the block's `clr*` outputs) drives both sketches' clear ports, and the
-//!   idle bank (`!active_bank`) is both sketches' read bank.
+//!   [`CORE_DRAIN`] = 15 (SuMax's last write), its clear sweep (2^AM clocks) drives both
+//!   sketches' clear ports, and the idle bank (`!active_bank`) is both sketches' read bank.
 //!   Non-IP and malformed frames are only counted.
 //! - **Statistics** (contract `regs::stats`): `frames`, `sketched` (= the parser's IP
 //!   count: exactly the packets that enter the sketch), `non_ip`, `malformed` from the
@@ -37,8 +33,8 @@
 //! - **Register file** ([`RegisterFile`], the contract `Layout` of the tower and SuMax
 //!   geometries): CONTROL SWAP/CLEAR pulses -> the epoch engine, MODE -> the tower's `acu`,
 //!   EPOCH/SEQUENCE/STATUS/IDLE_PACKETS/ACTIVE_PACKETS <- the engine. A read in window `s`
-//!   is `ro_req` of the tower's readout window ([`TowerWindow`], inside `TowerBanked`) with `ro_array = s` for the
-//!   tower arrays (`s < 3`, answer after [`tower_banked::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
+//!   is `ro_req` of the tower's readout window ([`TowerWindow`]) with `ro_array = s` for the
+//!   tower arrays (`s < 3`, answer after [`tower_window::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
 //!   reads word `k = bucket * cells + cell` of array `i`'s idle bank: [`CellIndex`] (divide
 //!   by the constant `cells` = 11 by a reciprocal multiply, 3 clocks), the arrays' read port
 //!   (3), the window's array registered (1): answer after [`SW_LATENCY`] = 7 clocks.
@@ -65,13 +61,10 @@ use crate::nic::*;
 use crate::parser::Parser;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
+use crate::sketch::epoch::EpochEngine;
 use crate::sketch::sumax::{self, SuMaxPipeline};
-use crate::sketch::tower;
-use crate::sketch::tower_banked::{self, TowerBankedFpga};
-#[cfg(doc)]
-use crate::sketch::{
-    epoch::EpochEngine, tower::TowerPipeline, tower_banked::TowerBanked, tower_window::TowerWindow,
-};
+use crate::sketch::tower::{self, TowerPipeline};
+use crate::sketch::tower_window::{self, TowerWindow};
 use crate::sketch::{Sink, TWO_BANKS};
 use rust_hdl::prelude::*;
 use smartnic_contract::frame;
@@ -110,8 +103,9 @@ pub struct Core {
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
     parser: Parser,
-    // The two-bank tower with the core's one epoch engine and the tower's readout window.
-    tower: TowerBankedFpga,
+    engine: EpochEngine<TOWER_AM>,
+    tower: TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TWO_BANKS>,
+    window: TowerWindow<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TOWER_AM>,
     sumax: SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, TWO_BANKS>,
     dbin: DelayBin<32>,
     cidx: CellIndex<REGS_IW, SUMAX_A>,
@@ -132,8 +126,9 @@ pub struct Core {
     tower_req: Signal<Local, Bit>,
     sink_ts: Sink<64>,
     sink_clr: Sink<TOWER_AM>,
-    // SuMax's packet count: the engine counts packets per epoch instead.
+    // The sketches' packet counts: the engine counts packets per epoch instead.
     sink_packets: Sink<32>,
+    sink_tower_packets: Sink<32>,
     bytes: DFF<Bits<64>>,
     // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
     // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
@@ -162,11 +157,12 @@ pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
 pub type CoreNic = Core;
 
 impl Core {
-    /// The core for `tower` (checked against the generics by [`TowerBanked::with_drain`]) behind
+    /// The core for `tower` (checked against the generics by [`TowerPipeline::new`]) behind
     /// register map `map` (checked by [`RegisterFile::new`]; its tower geometry must be
     /// `tower`).
     pub fn new(tower: &TowerGeometry, sumax: &SuMaxGeometry, map: &RegMap) -> Result<Self, String> {
-        let t = TowerBankedFpga::with_drain(tower, CORE_DRAIN)?;
+        let t = TowerPipeline::new(tower)?;
+        let window = TowerWindow::new()?;
         // Validates the geometry (the contract's rule that time cells fit the timestamp
         // included) and checks `TW` is its time width.
         let sm = SuMaxPipeline::new(sumax)?;
@@ -211,7 +207,9 @@ impl Core {
             sm_delay_inf: Default::default(),
             sm_delay: Default::default(),
             parser: Parser::new(),
+            engine: EpochEngine::new(CORE_DRAIN),
             tower: t,
+            window,
             sumax: sm,
             dbin: DelayBin::new(&sumax.delay_bins, sumax.delay_cells),
             cidx: CellIndex::new(cells),
@@ -231,6 +229,7 @@ impl Core {
             sink_ts: Default::default(),
             sink_clr: Default::default(),
             sink_packets: Default::default(),
+            sink_tower_packets: Default::default(),
             bytes: Default::default(),
             len64: Default::default(),
             class_ip: Constant::new(1u64.to_bits()),
@@ -276,7 +275,7 @@ pub fn nic_verilog() -> Result<String, String> {
 }
 
 /// Clocks from a window request to its answer (the tower's readout latency).
-pub const WINDOW_LATENCY: usize = tower_banked::RO_LATENCY;
+pub const WINDOW_LATENCY: usize = tower_window::RO_LATENCY;
 
 impl Logic for Core {
     #[hdl_gen]
@@ -315,23 +314,42 @@ impl Logic for Core {
         } else {
             self.bytes.d.next = self.bytes.q.val();
         }
-        // Tower with the epoch engine (every sketch's bank and clear sweep; it sees each
-        // packet at ingress) and the readout window on the idle bank.
+        // Epoch engine: every sketch's bank and clear sweep; it sees each packet at ingress.
+        self.engine.clock.next = self.clock.val();
+        self.engine.reset.next = self.reset.val();
+        self.engine.valid.next = self.ing_valid.q.val();
+        self.engine.swap.next = self.regs.swap.val();
+        self.engine.clear.next = self.regs.clear.val();
+        // Tower: packets in the active bank; readout window and clear on the idle bank.
         self.tower.clock.next = self.clock.val();
         self.tower.reset.next = self.reset.val();
         self.tower.key.next = self.ing_key.q.val();
         self.tower.key_valid.next = self.ing_valid.q.val();
         self.tower.acu.next = self.regs.acu.val();
-        self.tower.swap.next = self.regs.swap.val();
-        self.tower.clear.next = self.regs.clear.val();
+        self.tower.bank.next = self.engine.active_bank.val();
+        self.tower.rd_bank.next = !self.engine.active_bank.val();
+        self.tower.clr.next = self.engine.clr.val();
+        self.tower.clr_bank.next = self.engine.clr_bank.val();
+        self.tower.clr_addr0.next = self.engine.clr_addr.val().get_bits::<TOWER_A0>(0);
+        self.tower.clr_addr1.next = self.engine.clr_addr.val().get_bits::<TOWER_A1>(0);
+        self.tower.clr_addr2.next = self.engine.clr_addr.val().get_bits::<TOWER_A2>(0);
+        self.sink_tower_packets.x.next = self.tower.packets.val();
+        self.window.clock.next = self.clock.val();
+        self.window.reset.next = self.reset.val();
         self.tower_req.next = self.regs.win_sel.val() < self.tower_sels.val();
-        self.tower.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
+        self.window.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
         if self.regs.win_sel.val() < self.tower_sels.val() {
-            self.tower.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
+            self.window.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
         } else {
-            self.tower.ro_array.next = self.ro_none.val();
+            self.window.ro_array.next = self.ro_none.val();
         }
-        self.tower.ro_index.next = self.regs.win_index.val().get_bits::<TOWER_AM>(0);
+        self.window.ro_index.next = self.regs.win_index.val().get_bits::<TOWER_AM>(0);
+        self.tower.rd_addr0.next = self.window.rd_addr0.val();
+        self.tower.rd_addr1.next = self.window.rd_addr1.val();
+        self.tower.rd_addr2.next = self.window.rd_addr2.val();
+        self.window.rd_data0.next = self.tower.rd_data0.val();
+        self.window.rd_data1.next = self.tower.rd_data1.val();
+        self.window.rd_data2.next = self.tower.rd_data2.val();
         // SuMax: the delay bin of the ingress packet; key, t and bank wait for it.
         self.dbin.clock.next = self.clock.val();
         self.dbin.reset.next = self.reset.val();
@@ -344,7 +362,7 @@ impl Logic for Core {
         self.sm_valid[0].d.next = self.ing_valid.q.val() & !self.reset.val();
         self.sm_key[0].d.next = self.ing_key.q.val();
         self.sm_t[0].d.next = self.ing_t.q.val();
-        self.sm_bank[0].d.next = self.tower.active_bank.val();
+        self.sm_bank[0].d.next = self.engine.active_bank.val();
         for j in 1..SM_DELAY {
             self.sm_valid[j].clock.next = self.clock.val();
             self.sm_key[j].clock.next = self.clock.val();
@@ -367,12 +385,12 @@ impl Logic for Core {
             self.sumax.bank.next = self.sm_bank[j].q.val();
         }
         self.sumax.bin.next = self.dbin.bin.val();
-        self.sumax.clr.next = self.tower.clr.val();
-        self.sumax.clr_bank.next = self.tower.clr_bank.val();
-        self.sumax.clr_addr.next = self.tower.clr_addr.val().get_bits::<SUMAX_A>(0);
-        self.sink_clr.x.next = self.tower.clr_addr.val();
+        self.sumax.clr.next = self.engine.clr.val();
+        self.sumax.clr_bank.next = self.engine.clr_bank.val();
+        self.sumax.clr_addr.next = self.engine.clr_addr.val().get_bits::<SUMAX_A>(0);
+        self.sink_clr.x.next = self.engine.clr_addr.val();
         self.sink_packets.x.next = self.sumax.packets.val();
-        self.sumax.rd_bank.next = !self.tower.active_bank.val();
+        self.sumax.rd_bank.next = !self.engine.active_bank.val();
         // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
         self.cidx.clock.next = self.clock.val();
         self.cidx.k.next = self.regs.win_index.val();
@@ -413,27 +431,27 @@ impl Logic for Core {
         self.regs.bytes.next = self.bytes.q.val();
         self.regs.non_ip.next = self.parser.non_ip.val();
         self.regs.malformed.next = self.parser.malformed.val();
-        self.regs.epoch_num.next = self.tower.epoch.val();
-        self.regs.epoch_seq.next = self.tower.sequence_no.val();
-        self.regs.swap_pending.next = self.tower.swap_pending.val();
-        self.regs.clear_busy.next = self.tower.clear_busy.val();
-        self.regs.idle_packets.next = self.tower.idle_packets.val();
-        self.regs.active_packets.next = self.tower.active_packets.val();
+        self.regs.epoch_num.next = self.engine.epoch.val();
+        self.regs.epoch_seq.next = self.engine.sequence_no.val();
+        self.regs.swap_pending.next = self.engine.swap_pending.val();
+        self.regs.clear_busy.next = self.engine.clear_busy.val();
+        self.regs.idle_packets.next = self.engine.idle_packets.val();
+        self.regs.active_packets.next = self.engine.active_packets.val();
         // One-pass loop: the valid line's last tap, `sw_v[SW_LATENCY - 1]`, as a loop
         // variable (the rust-hdl index rule above).
         for j in (SW_LATENCY - 1)..SW_LATENCY {
-            self.regs.win_ack.next = self.tower.ro_ack.val() | self.sw_v[j].q.val();
+            self.regs.win_ack.next = self.window.ro_ack.val() | self.sw_v[j].q.val();
         }
-        if self.tower.ro_ack.val() {
-            self.regs.win_data.next = self.tower.ro_data.val();
+        if self.window.ro_ack.val() {
+            self.regs.win_data.next = self.window.ro_data.val();
         } else {
             self.regs.win_data.next = self.sw_q.q.val();
         }
         // Monitors.
         self.mon_valid.next = self.ing_valid.q.val();
         self.mon_key.next = self.ing_key.q.val();
-        self.mon_epoch.next = self.tower.epoch.val();
-        self.mon_bank.next = self.tower.active_bank.val();
+        self.mon_epoch.next = self.engine.epoch.val();
+        self.mon_bank.next = self.engine.active_bank.val();
         // Every tap of the SuMax line written out (SM_DELAY = 7, asserted by the tests). rust-hdl
         // workaround: `#[hdl_gen]` cannot read `.next`, so an OR cannot accumulate in a loop
         // (that would take a chain of local signals).
@@ -483,41 +501,5 @@ mod tests {
         // SuMax arrays of 2^12 buckets where the core's generics say 2^13.
         assert!(e.contains("depth") && e.contains("4096") && e.contains("8192"), "{e}");
         assert_eq!((WINDOW_LATENCY, SW_LATENCY, SM_DELAY, CORE_DRAIN), (3, 7, 7, 15));
-    }
-
-    /// The Verilog modules named `top` or `top$...` in `verilog`, keyed by the name after
-    /// `top`, each text with `top` taken out of every name in it.
-    fn modules_under(verilog: &str, top: &str) -> std::collections::BTreeMap<String, String> {
-        let mut out = std::collections::BTreeMap::new();
-        for chunk in verilog.split("\nmodule ").skip(1) {
-            let name = chunk.split('(').next().unwrap_or_default();
-            if name == top || name.starts_with(&format!("{top}$")) {
-                let body = chunk.split("endmodule").next().unwrap_or_default();
-                out.insert(name[top.len()..].to_string(), body.replace(top, ""));
-            }
-        }
-        out
-    }
-
-    /// The engine, tower and window wiring lives in `TowerBanked` alone: the core's tower is
-    /// that block's Verilog module for module, but for the engine's drain (the core's).
-    #[test]
-    fn the_cores_tower_is_the_tower_banked_block() {
-        let core = nic_verilog().unwrap();
-        let banked = crate::blocks::find("tower_banked").and_then(|b| (b.verilog)()).unwrap();
-        let ours = modules_under(&core, "nic_core$tower");
-        let block = modules_under(&banked, "nic_tower_banked");
-        assert!(block.len() > 100, "tower_banked has {} modules", block.len());
-        assert_eq!(ours.keys().collect::<Vec<_>>(), block.keys().collect::<Vec<_>>());
-        let drain = |d: usize| format!("localparam  drain_len = 8'h{d:x};");
-        for (name, text) in &block {
-            let want = if name == "$engine" {
-                text.replace(&drain(tower_banked::DRAIN), &drain(CORE_DRAIN))
-            } else {
-                text.clone()
-            };
-            assert!(ours[name] == want, "the core's tower module `{name}` differs from tower_banked's");
-        }
-        assert!(ours["$engine"].contains(&drain(CORE_DRAIN)));
     }
 }

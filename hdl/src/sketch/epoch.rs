@@ -51,9 +51,6 @@
 //! All outputs are register outputs.
 use rust_hdl::prelude::*;
 
-/// The longest swap drain the engine counts (its drain counter is 8 bits).
-pub const MAX_DRAIN: usize = 255;
-
 /// The epoch engine (see the module docs). `CA`: address bits of the widest array.
 #[derive(LogicBlock)]
 pub struct EpochEngine<const CA: usize> {
@@ -102,9 +99,9 @@ pub struct EpochEngine<const CA: usize> {
 
 impl<const CA: usize> EpochEngine<CA> {
     /// `drain`: clocks from a packet's ingress cycle to its last write, inclusive (the
-    /// sketches' latency), 1..=[`MAX_DRAIN`].
+    /// sketches' latency), 1..=255.
     pub fn new(drain: usize) -> Self {
-        assert!((1..=MAX_DRAIN).contains(&drain), "drain {drain} must be 1..={MAX_DRAIN}");
+        assert!((1..=255).contains(&drain), "drain {drain} must be 1..=255");
         assert!((1..=24).contains(&CA), "clear address width CA={CA} must be 1..=24");
         EpochEngine {
             clock: Default::default(),

@@ -14,7 +14,7 @@
 //! | [`sumax_time`] | `TimeCells<TW, A, B>`: a `TimeRmw` behind one RAM per cell and bank |
 //! | [`epoch`] | `EpochEngine`: active bank, swap with drain, clear sweep, EPOCH, SEQUENCE, per-epoch packet counters (contract `regs::epoch`); the core has one for all its sketches |
 //! | [`tower_window`] | `TowerWindow`: the register block's readout window on a tower's idle-bank read ports |
-//! | [`tower_banked`] | `TowerBanked`: the two-bank tower with an epoch engine and a `TowerWindow`, wired once (block `tower_banked`, and the core's tower whose engine also drives SuMax) |
+//! | [`tower_banked`] | `TowerBanked`: the two-bank tower with an epoch engine of its own and a `TowerWindow` (block `tower_banked`) |
 //! | [`cell_index`] | `CellIndex<IW, A>`: the SuMax window's word index -> (bucket, cell), a divide by the constant cells per bucket as a reciprocal multiply |
 //! | [`bare`] | `BareTower`: read -> +1 -> write without forwarding, the Fmax reference of `scripts/bench-fmax` |
 //!

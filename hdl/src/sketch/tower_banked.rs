@@ -2,11 +2,9 @@
 //! (contract `smartnic_contract::regs::epoch`) and readout window: packets are tagged with
 //! the active bank at ingress, a swap pulse exchanges the banks, the idle bank is read
 //! through the readout port and zeroed by the clear sweep while the active bank keeps
-//! taking one packet per clock. It is the tower's epoch scheme on its own (block
-//! `tower_banked`, its Verilator and synthesis tests) and the core's tower: the core builds
-//! it [`TowerBanked::with_drain`] its own drain and feeds this engine's bank and clear sweep
-//! (the `active_bank` and `clr*` outputs) to SuMax as well, so the core has one engine for
-//! all its sketches and the engine/tower/window wiring is written once, here.
+//! taking one packet per clock. The core builds the same three parts itself (one engine
+//! for all its sketches); this block is the tower's epoch scheme on its own (block
+//! `tower_banked`, its Verilator and synthesis tests).
 //!
 //! # Design
 //!
@@ -53,7 +51,7 @@
 //! | `epoch`, `sequence_no` | out | 32 | EPOCH, SEQUENCE |
 //! | `active_packets`, `idle_packets` | out | 64 | ACTIVE_PACKETS, IDLE_PACKETS |
 //! | `clr`, `clr_bank`, `clr_addr` | out | 1, 1, `AM` | the engine's clear sweep |
-use super::epoch::{EpochEngine, MAX_DRAIN};
+use super::epoch::EpochEngine;
 use super::tower::{TowerPipeline, LATENCY};
 use super::tower_window::TowerWindow;
 use super::{Sink, TWO_BANKS};
@@ -128,23 +126,8 @@ impl<
     > TowerBanked<W0, A0, W1, A1, W2, A2, AM>
 {
     /// The banked pipeline for `geometry` (3 arrays of exactly these widths and depths;
-    /// `AM` must be the largest `Ai`), its engine draining [`DRAIN`] clocks.
+    /// `AM` must be the largest `Ai`).
     pub fn new(geometry: &TowerGeometry) -> Result<Self, String> {
-        Self::with_drain(geometry, DRAIN)
-    }
-
-    /// As [`TowerBanked::new`] with a swap drain of `drain` clocks (`DRAIN..=MAX_DRAIN`): a
-    /// core whose engine also tags the packets of a longer pipeline waits for that one's
-    /// last write too.
-    pub fn with_drain(geometry: &TowerGeometry, drain: usize) -> Result<Self, String> {
-        if drain < DRAIN {
-            return Err(format!(
-                "a swap drain of {drain} clocks is shorter than the tower's latency {DRAIN}"
-            ));
-        }
-        if drain > MAX_DRAIN {
-            return Err(format!("a swap drain of {drain} clocks exceeds the engine's {MAX_DRAIN}"));
-        }
         Ok(TowerBanked {
             clock: Default::default(),
             reset: Default::default(),
@@ -173,7 +156,7 @@ impl<
             clr: Default::default(),
             clr_bank: Default::default(),
             clr_addr: Default::default(),
-            engine: EpochEngine::new(drain),
+            engine: EpochEngine::new(DRAIN),
             tower: TowerPipeline::new(geometry)?,
             window: TowerWindow::new()?,
             sink_packets: Default::default(),
@@ -258,17 +241,6 @@ mod tests {
         assert!(e.contains("AM"), "{e}");
         let g = TowerGeometry::from_widths_depths(&[(8, 1 << 16), (16, 1 << 15), (32, 1 << 13)]);
         assert!(TowerBankedFpga::new(&g).is_err());
-    }
-
-    #[test]
-    fn a_drain_shorter_than_the_pipeline_is_refused() {
-        let g = TowerGeometry::sketchint_fpga();
-        assert!(TowerBankedFpga::with_drain(&g, DRAIN).is_ok());
-        assert!(TowerBankedFpga::with_drain(&g, 15).is_ok());
-        let e = TowerBankedFpga::with_drain(&g, DRAIN - 1).err().unwrap();
-        assert!(e.contains("drain of 7") && e.contains("latency 8"), "{e}");
-        let e = TowerBankedFpga::with_drain(&g, MAX_DRAIN + 1).err().unwrap();
-        assert!(e.contains("256") && e.contains("255"), "{e}");
     }
 
     #[test]
