@@ -54,11 +54,20 @@ fn frame(n: u64, tags: u8, hops: Vec<(u16, u32)>, ip: bool, bank: bool) -> Frame
 
 /// A runt: one beat, not IP.
 fn runt(n: u64) -> Frame {
-    Frame { bytes: vec![0xEE; 8], ip: false, hops: Vec::new(), tags: 0, key: FlowKey::default(), bank: n % 2 == 1 }
+    Frame {
+        bytes: vec![0xEE; 8],
+        ip: false,
+        hops: Vec::new(),
+        tags: 0,
+        key: FlowKey::default(),
+        bank: n % 2 == 1,
+    }
 }
 
 fn hops(n: u64, count: usize) -> Vec<(u16, u32)> {
-    (0..count).map(|j| ((n as u16).wrapping_mul(31).wrapping_add(j as u16 * 7 + 1), (n as u32) << 8 | j as u32)).collect()
+    (0..count)
+        .map(|j| ((n as u16).wrapping_mul(31).wrapping_add(j as u16 * 7 + 1), (n as u32) << 8 | j as u32))
+        .collect()
 }
 
 struct Ports {
@@ -102,8 +111,11 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
     let mut desc: VecDeque<(u64, usize)> = VecDeque::new();
     // Expected hops with the clock of their descriptor.
     let mut expect: VecDeque<(u64, Hop)> = VecDeque::new();
-    let beats: Vec<(usize, usize)> =
-        frames.iter().enumerate().flat_map(|(f, fr)| (0..fr.bytes.len().div_ceil(8)).map(move |b| (f, b))).collect();
+    let beats: Vec<(usize, usize)> = frames
+        .iter()
+        .enumerate()
+        .flat_map(|(f, fr)| (0..fr.bytes.len().div_ceil(8)).map(move |b| (f, b)))
+        .collect();
     let (mut clock, mut issued, mut max_wait) = (0u64, 0u64, 0u64);
     let mut beat = beats.iter();
     loop {
@@ -132,11 +144,14 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
                 m.set(p.d_ip, fr.ip as u128);
                 m.set(p.d_hops, fr.hops.len() as u128);
                 m.set(p.d_sc, fr.tags as u128);
-                m.set(p.d_key, u128::from_be_bytes({
-                    let mut k = [0u8; 16];
-                    k[3..].copy_from_slice(fr.key.as_bytes());
-                    k
-                }));
+                m.set(
+                    p.d_key,
+                    u128::from_be_bytes({
+                        let mut k = [0u8; 16];
+                        k[3..].copy_from_slice(fr.key.as_bytes());
+                        k
+                    }),
+                );
                 m.set(p.d_bank, fr.bank as u128);
                 if fr.ip {
                     for (j, &(s, l)) in fr.hops.iter().enumerate() {
@@ -159,7 +174,8 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
                 m.get(p.h_last) == 1,
             );
             assert_eq!((key >> 104) as u16, got.0, "h_key's top 16 bits are the switch ID");
-            let (at, want) = expect.pop_front().unwrap_or_else(|| panic!("clock {clock}: unexpected hop {got:?}"));
+            let (at, want) =
+                expect.pop_front().unwrap_or_else(|| panic!("clock {clock}: unexpected hop {got:?}"));
             assert_eq!(got, want, "hop {issued} (clock {clock})");
             max_wait = max_wait.max(clock - at);
             issued += 1;
@@ -216,16 +232,19 @@ impl Rng {
 fn every_hop_once_in_order_at_line_rate() {
     let (mut m, p) = model();
     // 16-hop stacks in minimum frames, back to back.
-    let full: Vec<Frame> = (0..2000).map(|n| frame(n, 0, hops(n, 16), true, n % 3 == 0)).collect();
+    let full: Vec<Frame> = (0..2000).map(|n| frame(n, 0, hops(n, 16), true, n.is_multiple_of(3))).collect();
     let r = run(&mut m, &p, &full);
     assert_eq!(r.hops, 16 * 2000);
-    eprintln!("16-hop back to back: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
+    eprintln!(
+        "16-hop back to back: {} frames, {} hops in {} clocks, max wait {}",
+        r.frames, r.hops, r.clocks, r.max_wait
+    );
 
     // The same with runts and 0/1-hop minimum frames between them, every VLAN depth.
     let mut mixed = Vec::new();
     for n in 0..3000u64 {
         mixed.push(match n % 6 {
-            0 | 3 => frame(n, (n % 3) as u8, hops(n, 16), true, n % 2 == 0),
+            0 | 3 => frame(n, (n % 3) as u8, hops(n, 16), true, n.is_multiple_of(2)),
             1 => runt(n),
             2 => frame(n, 0, hops(n, 1), true, true),
             4 => frame(n, 2, Vec::new(), true, false),
@@ -235,17 +254,26 @@ fn every_hop_once_in_order_at_line_rate() {
     let want: u64 = mixed.iter().filter(|f| f.ip).map(|f| f.hops.len() as u64).sum();
     let r = run(&mut m, &p, &mixed);
     assert_eq!(r.hops, want);
-    eprintln!("mixed with runts: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
+    eprintln!(
+        "mixed with runts: {} frames, {} hops in {} clocks, max wait {}",
+        r.frames, r.hops, r.clocks, r.max_wait
+    );
 
     // Random hop counts, tags, classes and banks.
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let random: Vec<Frame> = (0..20_000u64)
         .map(|n| {
             let x = rng.next();
-            if x % 11 == 0 {
+            if x.is_multiple_of(11) {
                 return runt(n);
             }
-            let mut f = frame(n, (x >> 8) as u8 % 3, hops(n, (x >> 16) as usize % 17), x % 7 != 0, x >> 40 & 1 == 1);
+            let mut f = frame(
+                n,
+                (x >> 8) as u8 % 3,
+                hops(n, (x >> 16) as usize % 17),
+                !x.is_multiple_of(7),
+                x >> 40 & 1 == 1,
+            );
             f.key.0[12] = (x >> 24) as u8;
             f
         })

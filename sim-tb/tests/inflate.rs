@@ -53,7 +53,7 @@ fn cases(rng: &mut Rng, ratio_x256: u32, n: usize) -> Vec<Case> {
             let units = (exact + rng.next() % (2 * jitter + 1)).saturating_sub(jitter).min(u32::MAX as u64);
             (units, Some(count), Some(sum))
         } else {
-            let f = |r: &mut Rng| if r.next() % 50 == 0 { None } else { Some(r.wide()) };
+            let f = |r: &mut Rng| if r.next().is_multiple_of(50) { None } else { Some(r.wide()) };
             (rng.wide(), f(rng), f(rng))
         };
         v.push(c);

@@ -23,7 +23,8 @@ fn records_out_in_order_and_drops_counted() {
     let v = flow::to_verilog("record_fifo", &mut RecordFifo::default()).unwrap();
     let mut m = Model::of_verilog("record_fifo", &v).unwrap_or_else(|e| panic!("{e}"));
     let (in_valid, rec, pop) = (m.port("in_valid"), m.port("rec"), m.port("pop"));
-    let (head, head_valid, words, dropped) = (m.port("head"), m.port("head_valid"), m.port("words"), m.port("dropped"));
+    let (head, head_valid, words, dropped) =
+        (m.port("head"), m.port("head_valid"), m.port("words"), m.port("dropped"));
     m.set_by_name("reset", 1);
     m.tick();
     m.set_by_name("reset", 0);
@@ -32,7 +33,14 @@ fn records_out_in_order_and_drops_counted() {
     let mut queue: VecDeque<u32> = VecDeque::new();
     let (mut drops, mut serial, mut popped) = (0u64, 0u32, 0u64);
     // Phases: (clocks, push probability %, pop probability %).
-    let phases = [(3000, 100, 0), (6000, 100, 50), (20_000, 30, 100), (20_000, 90, 30), (30_000, 5, 100), (5000, 100, 100)];
+    let phases = [
+        (3000, 100, 0),
+        (6000, 100, 50),
+        (20_000, 30, 100),
+        (20_000, 90, 30),
+        (30_000, 5, 100),
+        (5000, 100, 100),
+    ];
     for (clocks, push_pct, pop_pct) in phases {
         for _ in 0..clocks {
             // Outputs of this clock (before the edge): what the host sees.

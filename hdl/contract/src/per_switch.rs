@@ -147,7 +147,9 @@ impl LatencyTowerGeometry {
             return Err(GeometryError::NoArrays);
         }
         for (i, a) in self.arrays.iter().enumerate() {
-            for (field, width) in [("latency tower count_width", a.count_width), ("latency tower sum_width", a.sum_width)] {
+            for (field, width) in
+                [("latency tower count_width", a.count_width), ("latency tower sum_width", a.sum_width)]
+            {
                 if width == 0 || width > MAX_WIDTH {
                     return Err(GeometryError::CellWidth { field, width });
                 }
@@ -199,7 +201,14 @@ impl InflateRule {
 
     /// Is a hop of `units` over a pair whose estimates before it are `count` and `sum`
     /// inflated? `None` for a cell field with no estimate (every cell overflowed).
-    pub fn inflated(&self, table: &[u32], p: Log2Params, units: u64, count: Option<u64>, sum: Option<u64>) -> bool {
+    pub fn inflated(
+        &self,
+        table: &[u32],
+        p: Log2Params,
+        units: u64,
+        count: Option<u64>,
+        sum: Option<u64>,
+    ) -> bool {
         let (Some(count), Some(sum)) = (count, sum) else { return false };
         if count == 0 || units == 0 {
             return false;

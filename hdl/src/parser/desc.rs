@@ -291,8 +291,9 @@ impl<const LB: usize> Logic for Desc<LB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, too_long, acc, hole, err, ts, r_valid, r_bad, r_nonip, r_need, r_chk, r_c2, r_ipb,
-            r_ipt, r_ipu, r_len, r_ts, r_src, r_dst, r_sp, r_dp, r_proto, r_shim, r_sc, r_n, o_valid, o_class,
-            o_src, o_dst, o_sp, o_dp, o_proto, o_len, o_ts, o_delay, o_hops, o_sc, c_frames, c_ip, c_nonip, c_mal
+            r_ipt, r_ipu, r_len, r_ts, r_src, r_dst, r_sp, r_dp, r_proto, r_shim, r_sc, r_n, o_valid,
+            o_class, o_src, o_dst, o_sp, o_dp, o_proto, o_len, o_ts, o_delay, o_hops, o_sc, c_frames, c_ip,
+            c_nonip, c_mal
         );
         // The last beat's bytes: a contiguous tkeep, else a hole.
         self.kc.next = self.len_zero.val();

@@ -289,13 +289,17 @@ impl Logic for HopSerializer {
             for h in 0..CAP_HW {
                 if self.t.q.val() == self.beat[h / 4].val() {
                     if self.wsel.q.val() {
-                        self.cap1[h].d.next = (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
-                            << self.eight.val())
-                            | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index()) >> self.eight.val());
+                        self.cap1[h].d.next =
+                            (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
+                                << self.eight.val())
+                                | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
+                                    >> self.eight.val());
                     } else {
-                        self.cap0[h].d.next = (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
-                            << self.eight.val())
-                            | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index()) >> self.eight.val());
+                        self.cap0[h].d.next =
+                            (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
+                                << self.eight.val())
+                                | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
+                                    >> self.eight.val());
                     }
                 }
             }
@@ -373,7 +377,8 @@ impl Logic for HopSerializer {
         self.tail.next = self.head.q.val();
         for h in 0..SLOTS {
             for c in 0..SLOTS {
-                if (self.head.q.val() == self.slot_c[h].val()) & (self.count.q.val() == self.slot_c[c].val()) {
+                if (self.head.q.val() == self.slot_c[h].val()) & (self.count.q.val() == self.slot_c[c].val())
+                {
                     self.tail.next = self.slot_c[(h + c) % 3].val();
                 }
             }

@@ -45,7 +45,7 @@ const _: () = assert!(LOG_BITS == Log2Params::DEFAULT.frac as usize + 6);
 type Log2x32 = Log2Unit<32, 10, 16, LOG_BITS, 11>;
 
 /// The inflated-latency check (see the module docs).
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct InflateCheck {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -78,40 +78,6 @@ pub struct InflateCheck {
     o_hit: DFF<Bit>,
     /// The three logs are out (each unit's `valid | zero`; they run in lockstep).
     out: Signal<Local, Bit>,
-}
-
-impl Default for InflateCheck {
-    fn default() -> Self {
-        InflateCheck {
-            clock: Default::default(),
-            reset: Default::default(),
-            valid: Default::default(),
-            units: Default::default(),
-            count_inf: Default::default(),
-            count: Default::default(),
-            sum_inf: Default::default(),
-            sum: Default::default(),
-            threshold: Default::default(),
-            done: Default::default(),
-            hit: Default::default(),
-            lu: Log2x32::new(),
-            lc: Log2x32::new(),
-            ls: Log2x32::new(),
-            inf: Default::default(),
-            wu: Default::default(),
-            wc: Default::default(),
-            ws: Default::default(),
-            wt: Default::default(),
-            r_valid: Default::default(),
-            r_never: Default::default(),
-            r_always: Default::default(),
-            r_lhs: Default::default(),
-            r_rhs: Default::default(),
-            o_valid: Default::default(),
-            o_hit: Default::default(),
-            out: Default::default(),
-        }
-    }
 }
 
 impl Logic for InflateCheck {

@@ -305,7 +305,13 @@ fn answer(banks: &[(Tower, PerSwitch); 2], x: &Exact, own: &HashSet<FlowKey>, a:
         }
     }
     let [(t0, p0), (t1, p1)] = banks;
-    let changes = per_switch_changes(p0.table.entries(), p1.table.entries(), |k| t0.query(k), |k| t1.query(k), CHANGE_THRESHOLD);
+    let changes = per_switch_changes(
+        p0.table.entries(),
+        p1.table.entries(),
+        |k| t0.query(k),
+        |k| t1.query(k),
+        CHANGE_THRESHOLD,
+    );
     for (s, flows) in changes {
         a.changes.extend(flows.iter().map(|(f, _)| (s, *f)));
     }

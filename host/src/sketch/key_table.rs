@@ -118,11 +118,12 @@ impl KeyTable {
     /// whose hop count is above [`MAX_HOPS`].
     pub fn load_way(&mut self, way: usize, raw: &[u8]) -> Result<(), String> {
         let depth = self.geometry.depth as u64;
-        let bits = PackedBits::from_bytes(raw, slot::BITS * depth)
-            .ok_or_else(|| format!("key table way {way}: {} bytes, need {}", raw.len(), (slot::BITS * depth).div_ceil(8)))?;
+        let bits = PackedBits::from_bytes(raw, slot::BITS * depth).ok_or_else(|| {
+            format!("key table way {way}: {} bytes, need {}", raw.len(), (slot::BITS * depth).div_ceil(8))
+        })?;
         for i in 0..depth {
-            self.ways[way][i as usize] =
-                unpack_slot(&bits, i * slot::BITS).map_err(|h| format!("key table way {way} slot {i}: {h} hops"))?;
+            self.ways[way][i as usize] = unpack_slot(&bits, i * slot::BITS)
+                .map_err(|h| format!("key table way {way} slot {i}: {h} hops"))?;
         }
         Ok(())
     }
@@ -173,7 +174,8 @@ mod tests {
 
     #[test]
     fn first_offer_inserts_then_present_then_full() {
-        let mut t = KeyTable::new(KeyTableGeometry { ways: KeyTableGeometry::nic_default().ways, depth: 1 }).unwrap();
+        let mut t =
+            KeyTable::new(KeyTableGeometry { ways: KeyTableGeometry::nic_default().ways, depth: 1 }).unwrap();
         assert_eq!(t.offer(&flow(1), &[1, 2, 3]), Offer::Inserted(0));
         assert_eq!(t.offer(&flow(1), &[9]), Offer::Present);
         assert_eq!(t.offer(&flow(2), &[4]), Offer::Inserted(1));

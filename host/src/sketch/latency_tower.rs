@@ -199,7 +199,10 @@ impl LatencyTower {
     /// The estimates at precomputed indices.
     pub fn query_indices(&self, idx: &[u32]) -> PairEstimate {
         let finite = |v: u64| (v != INF).then_some(v);
-        PairEstimate { count: finite(self.field_min(idx, Field::Count)), sum: finite(self.field_min(idx, Field::Sum)) }
+        PairEstimate {
+            count: finite(self.field_min(idx, Field::Count)),
+            sum: finite(self.field_min(idx, Field::Sum)),
+        }
     }
 
     /// Stored (count, sum) of bucket `i` of array `array`, markers included.
@@ -314,7 +317,11 @@ mod tests {
             }
             let e = t.query(7, &flow(1));
             assert_eq!(e.count, Some(100));
-            assert_eq!(e.average_ns(4), Some(1000.0 + 16.0 * 99.0 / 2.0 + 8.0), "1000 ns is 62.5 units: rounds to 63");
+            assert_eq!(
+                e.average_ns(4),
+                Some(1000.0 + 16.0 * 99.0 / 2.0 + 8.0),
+                "1000 ns is 62.5 units: rounds to 63"
+            );
             assert_eq!(t.query(9, &flow(1)).average_ns(4), Some(160.0));
             assert_eq!(t.query(8, &flow(1)), PairEstimate { count: Some(0), sum: Some(0) });
         }

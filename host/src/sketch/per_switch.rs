@@ -12,7 +12,9 @@ use super::latency_tower::LatencyTower;
 use crate::trace::Packet;
 use smartnic_contract::geometry::{GeometryError, InsertMode};
 use smartnic_contract::lut::{log2_table, Log2Params};
-use smartnic_contract::per_switch::{InflateRule, KeyTableGeometry, LatencyTowerGeometry, DEFAULT_TABLE_THRESHOLD};
+use smartnic_contract::per_switch::{
+    InflateRule, KeyTableGeometry, LatencyTowerGeometry, DEFAULT_TABLE_THRESHOLD,
+};
 use smartnic_contract::wire::record::InflatedRecord;
 
 /// Everything the per-switch half is configured with: geometries at build time, the
@@ -71,7 +73,15 @@ impl PerSwitch {
         let table = KeyTable::new(config.table.clone())?;
         let log2 = log2_table(Log2Params::DEFAULT);
         let rule = InflateRule::from_ratio_x256(&log2, Log2Params::DEFAULT, config.inflate_ratio_x256);
-        Ok(PerSwitch { config, latency, table, rule, log2, records: Vec::new(), stats: PerSwitchStats::default() })
+        Ok(PerSwitch {
+            config,
+            latency,
+            table,
+            rule,
+            log2,
+            records: Vec::new(),
+            stats: PerSwitchStats::default(),
+        })
     }
 
     pub fn config(&self) -> &PerSwitchConfig {
@@ -83,7 +93,8 @@ impl PerSwitch {
     pub fn observe(&mut self, epoch: u32, p: &Packet, flow_estimate: u64) {
         for hop in &p.hops {
             let units = self.config.latency.units(hop.latency_ns);
-            let before = self.latency.insert(&smartnic_contract::per_switch::switch_key(hop.switch_id, &p.key), units);
+            let before =
+                self.latency.insert(&smartnic_contract::per_switch::switch_key(hop.switch_id, &p.key), units);
             self.stats.hops += 1;
             if self.rule.inflated(&self.log2, Log2Params::DEFAULT, units, before.count, before.sum) {
                 self.stats.inflated += 1;

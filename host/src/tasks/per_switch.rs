@@ -31,7 +31,9 @@ pub fn pair_latency_ns(tower: &LatencyTower, switch_id: u16, flow: &FlowKey) -> 
 }
 
 /// How many inflated hops each (flow, switch) pair had.
-pub fn inflated_pairs<'a>(records: impl IntoIterator<Item = &'a InflatedRecord>) -> BTreeMap<(FlowKey, u16), u64> {
+pub fn inflated_pairs<'a>(
+    records: impl IntoIterator<Item = &'a InflatedRecord>,
+) -> BTreeMap<(FlowKey, u16), u64> {
     let mut out = BTreeMap::new();
     for r in records {
         *out.entry((r.flow, r.switch_id)).or_insert(0) += 1;

@@ -99,7 +99,9 @@ pub fn expect(f: &Frame) -> (u8, u128, u64) {
 fn shim_of(f: &Frame) -> (u8, u8) {
     use smartnic_contract::shim::ETHERTYPE_SHIM;
     match (smartnic_contract::wire::vlan::walk_l2(&f.data), parse_frame(LINKTYPE_ETHERNET, &f.data)) {
-        (Ok(l2), FrameClass::Ip { hops, .. }) if l2.ethertype == ETHERTYPE_SHIM => (hops.len() as u8, l2.tags as u8),
+        (Ok(l2), FrameClass::Ip { hops, .. }) if l2.ethertype == ETHERTYPE_SHIM => {
+            (hops.len() as u8, l2.tags as u8)
+        }
         _ => (0, 0),
     }
 }
@@ -148,7 +150,8 @@ impl Harness {
     /// The harness around another build of the parser (same ports).
     pub fn with_model(mut m: Model) -> Harness {
         let names_in = ["tdata", "tkeep", "tlast", "tuser", "tvalid", "now"];
-        let names_out = ["d_valid", "d_class", "d_key", "d_len", "d_ts", "d_delay", "tready", "d_hops", "d_sc"];
+        let names_out =
+            ["d_valid", "d_class", "d_key", "d_len", "d_ts", "d_delay", "tready", "d_hops", "d_sc"];
         let inputs = names_in.iter().map(|n| m.port(n)).collect();
         let outputs = names_out.iter().map(|n| m.port(n)).collect();
         m.reset(2);

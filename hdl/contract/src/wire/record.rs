@@ -85,7 +85,10 @@ impl InflatedRecord {
 pub enum Record {
     Inflated(InflatedRecord),
     /// A kind this reader does not know, kept whole (header included).
-    Unknown { kind: u8, bytes: Vec<u8> },
+    Unknown {
+        kind: u8,
+        bytes: Vec<u8>,
+    },
 }
 
 impl Record {
