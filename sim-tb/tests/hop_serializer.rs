@@ -13,6 +13,7 @@
 use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
 use smartnic_hdl::per_switch::hop_serializer::{HopSerializer, MAX_WAIT};
+mod common;
 use smartnic_sim_tb::{Model, PortId};
 use std::collections::VecDeque;
 
@@ -217,14 +218,11 @@ fn model() -> (Model, Ports) {
     (m, p)
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
+/// The shared seeded stream.
+struct Rng(common::Operands);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.raw()
     }
 }
 
@@ -260,7 +258,7 @@ fn every_hop_once_in_order_at_line_rate() {
     );
 
     // Random hop counts, tags, classes and banks.
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(common::Operands::new(0x9E37_79B9_7F4A_7C15));
     let random: Vec<Frame> = (0..20_000u64)
         .map(|n| {
             let x = rng.next();

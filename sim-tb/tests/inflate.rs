@@ -7,19 +7,18 @@ use smartnic_contract::lut::{log2_table, Log2Params};
 use smartnic_contract::per_switch::InflateRule;
 use smartnic_hdl::flow;
 use smartnic_hdl::per_switch::inflate::{InflateCheck, LATENCY};
+mod common;
 use smartnic_sim_tb::Model;
 use std::collections::VecDeque;
 
 /// One hop: units, count (None = overflowed), sum (None = overflowed).
 type Case = (u64, Option<u64>, Option<u64>);
 
-struct Rng(u64);
+/// The shared seeded stream, with the operand shape this test wants.
+struct Rng(common::Operands);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.raw()
     }
     /// A value of a random bit length (so small and large operands are both common).
     fn wide(&mut self) -> u64 {
@@ -69,7 +68,7 @@ fn the_log_domain_check_is_the_contract_rule() {
     let table = log2_table(p);
     let ports = ["valid", "units", "count_inf", "count", "sum_inf", "sum", "threshold"].map(|n| m.port(n));
     let (done, hit) = (m.port("done"), m.port("hit"));
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng(common::Operands::new(0x2545_F491_4F6C_DD1D));
     let (mut checked, mut hits) = (0u64, 0u64);
     for ratio in [InflateRule::SKETCHINT_RATIO_X256, 640, 256, 25_600] {
         let rule = InflateRule::from_ratio_x256(&table, p, ratio);

@@ -5,16 +5,15 @@
 //! the empty buffer written and read back to back.
 use smartnic_hdl::flow;
 use smartnic_hdl::per_switch::record_fifo::{RecordFifo, DEPTH, REC_WORDS};
+mod common;
 use smartnic_sim_tb::Model;
 use std::collections::VecDeque;
 
-struct Rng(u64);
+/// The shared seeded stream.
+struct Rng(common::Operands);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.raw()
     }
 }
 
@@ -28,7 +27,7 @@ fn records_out_in_order_and_drops_counted() {
     m.set_by_name("reset", 1);
     m.tick();
     m.set_by_name("reset", 0);
-    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let mut rng = Rng(common::Operands::new(0x1234_5678_9ABC_DEF1));
     // Model: stored words in order, records stored, drops.
     let mut queue: VecDeque<u32> = VecDeque::new();
     let (mut drops, mut serial, mut popped) = (0u64, 0u32, 0u64);
