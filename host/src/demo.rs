@@ -12,13 +12,14 @@ use crate::lab::output::{write_truth, DirSink};
 use crate::lab::truth::FlowTruth;
 use crate::lab::{LabConfig, Truth};
 use crate::simulator::{replay, Progress, ReplayConfig};
+use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
 use crate::sketch::snapshot::{from_section, to_section};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::{bin_edges, DelaySummary};
 use crate::trace::{Packet, PacketReader};
 use anyhow::Context;
 use serde::Serialize;
-use smartnic_contract::geometry::InsertMode;
+use smartnic_contract::geometry::{InsertMode, TowerGeometry};
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::Snapshot;
 use smartnic_p4::topology::{fat_tree, Topology, DEFAULT_DELAY_NS, DEFAULT_RATE_BPS};
@@ -108,6 +109,22 @@ pub struct LatencyRow {
     /// Exact mean of the forwarded hops' latencies per delivered packet.
     pub truth_mean_us: f64,
     pub crosses_congested_link: bool,
+    /// Along the path: each switch's average hop latency by the NIC's per-switch half and
+    /// exactly over the delivered packets, and the hops it reported inflated (> 5x the
+    /// pair's running average).
+    pub per_switch: Vec<SwitchLatency>,
+    /// The switch with the most inflated-latency records for this flow among those whose
+    /// average hop is at least 1 us, if any.
+    pub inflated_at: Option<String>,
+}
+
+/// One switch of a flow's path in [`LatencyRow::per_switch`].
+#[derive(Clone, Debug, Serialize)]
+pub struct SwitchLatency {
+    pub switch: String,
+    pub nic_avg_us: f64,
+    pub truth_avg_us: f64,
+    pub inflated: u64,
 }
 
 /// Everything the demo found.
@@ -205,6 +222,20 @@ struct NicFlow {
     tower: u64,
     delay_hist: Vec<u64>,
     edges_ns: Vec<u64>,
+    /// Per switch of the flow's path, summed over epochs.
+    per_switch: BTreeMap<u16, PairView>,
+}
+
+/// One (flow, switch) pair as the per-switch half and the delivered packets have it.
+#[derive(Clone, Debug, Default)]
+struct PairView {
+    /// The latency tower's count, and count x its average (ns).
+    count: u64,
+    weighted_ns: f64,
+    inflated: u64,
+    /// Exact over the delivered packets (what the NIC could see): hops and their latency.
+    hops: u64,
+    latency_ns: u64,
 }
 
 /// One host's NIC: its capture through the simulator (or software) epoch by epoch, each
@@ -234,6 +265,7 @@ fn run_host(
         (r.epochs.iter().map(|e| PathBuf::from(&e.path)).collect(), Some(r.reads_per_snapshot))
     };
     let epochs = check_epochs(&packets, cfg.epoch_packets, &snapshots, nic)?;
+    add_per_switch(&packets, cfg.epoch_packets, nic)?;
     let check = HostCheck {
         host: host.to_owned(),
         capture: capture.display().to_string(),
@@ -284,6 +316,41 @@ fn check_epochs(
     Ok(epochs)
 }
 
+/// The per-switch half (the software model of the NIC's, `sketch::per_switch`: its blocks
+/// are proven in Verilator on their own and are not in the simulated core yet) over each
+/// epoch's packets: every flow's per-switch average latency and inflated-latency records.
+fn add_per_switch(packets: &[Packet], per: u64, nic: &mut HashMap<FlowKey, NicFlow>) -> anyhow::Result<()> {
+    for (e, chunk) in packets.chunks(per.max(1) as usize).enumerate() {
+        let mut tower = crate::sketch::Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu)?;
+        let mut half = PerSwitch::new(PerSwitchConfig::nic_default())?;
+        for p in chunk {
+            tower.insert(&p.key);
+            half.observe(e as u32, p, tower.query(&p.key));
+        }
+        let inflated = crate::tasks::per_switch::inflated_pairs(half.records());
+        let mut seen = std::collections::HashSet::new();
+        for p in chunk {
+            for h in &p.hops {
+                let f = nic.entry(p.key).or_default();
+                let v = f.per_switch.entry(h.switch_id).or_default();
+                v.hops += 1;
+                v.latency_ns += h.latency_ns as u64;
+                if !seen.insert((p.key, h.switch_id)) {
+                    continue;
+                }
+                let est = half.latency.query(h.switch_id, &p.key);
+                let shift = half.latency.geometry().latency_shift;
+                if let (Some(n), Some(avg)) = (est.count, est.average_ns(shift)) {
+                    v.count += n;
+                    v.weighted_ns += n as f64 * avg;
+                }
+                v.inflated += inflated.get(&(p.key, h.switch_id)).copied().unwrap_or(0);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The NIC's answers for the flows of one epoch, added to the running per-flow view.
 fn add_flows(nic: &mut HashMap<FlowKey, NicFlow>, sketches: &[AnySketch], exact: &HashMap<FlowKey, u64>) {
     let tower = sketches.iter().find(|s| matches!(s, AnySketch::Tower(_)));
@@ -314,6 +381,29 @@ fn crosses(f: &FlowTruth, a: u16, b: u16) -> bool {
     f.paths
         .iter()
         .any(|p| p.switches.windows(2).any(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a)))
+}
+
+/// A flow's path, switch by switch in path order: the NIC's averages and the exact ones over
+/// the packets it delivered (the lab's per-switch truth also counts packets lost further on,
+/// which no NIC sees).
+fn switch_latencies(t: &Topology, f: &FlowTruth, n: &NicFlow) -> Vec<SwitchLatency> {
+    let name = |id: u16| {
+        t.switches()
+            .find(|&s| t.switch_id(s) == Some(id))
+            .map_or(format!("switch {id}"), |s| t.nodes[s].name.clone())
+    };
+    let path = f.paths.iter().max_by_key(|p| p.delivered).map(|p| p.switches.clone()).unwrap_or_default();
+    path.iter()
+        .filter_map(|&id| {
+            let v = n.per_switch.get(&id)?;
+            Some(SwitchLatency {
+                switch: name(id),
+                nic_avg_us: if v.count == 0 { 0.0 } else { v.weighted_ns / v.count as f64 / 1e3 },
+                truth_avg_us: v.latency_ns as f64 / v.hops.max(1) as f64 / 1e3,
+                inflated: v.inflated,
+            })
+        })
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -374,6 +464,15 @@ fn report(
         .filter_map(|f| {
             let (_, n) = by_key.get(&f.key)?;
             let hop_sum: u64 = f.switches.iter().map(|s| s.latency_sum_ns).sum();
+            let per_switch = switch_latencies(t, f, n);
+            // Where it inflated most, among switches whose average hop is at least 1 us: the lab
+            // models no pipeline latency, so an idle port averages a few ns and any queueing
+            // there is "5x the average" without mattering to anyone.
+            let inflated_at = per_switch
+                .iter()
+                .filter(|s| s.inflated > 0 && s.nic_avg_us >= 1.0)
+                .max_by_key(|s| s.inflated)
+                .map(|s| s.switch.clone());
             Some(LatencyRow {
                 flow: f.key.clone(),
                 packets: f.packets_received,
@@ -381,6 +480,8 @@ fn report(
                 nic_p99_us: quantile_us(n, 0.99),
                 truth_mean_us: hop_sum as f64 / f.packets_received as f64 / 1e3,
                 crosses_congested_link: crosses(f, ca, cb),
+                per_switch,
+                inflated_at,
             })
         })
         .collect();

@@ -82,4 +82,25 @@ fn software_demo_reports_the_network_as_the_truth_has_it() {
     }
     let blackholed = truth["lost"].as_array().unwrap().iter().filter(|l| l["reason"] == "Acl").count() as u64;
     assert_eq!(r["drops"]["agg1_0 acl"].as_u64().unwrap_or(0), blackholed);
+    // The slowest flows switch by switch: the per-switch half's averages follow the truth's
+    // (within 5 % or 1 us) and the flows across the congested uplink wait longest at its
+    // switch, agg0_0.
+    let slowest = r["slowest"].as_array().unwrap();
+    let mut congested_seen = 0;
+    for row in slowest {
+        let hops = row["per_switch"].as_array().unwrap();
+        assert!(!hops.is_empty(), "{row}");
+        for h in hops {
+            let (nic, truth) = (h["nic_avg_us"].as_f64().unwrap(), h["truth_avg_us"].as_f64().unwrap());
+            assert!((nic - truth).abs() <= (0.05 * truth).max(1.0), "{row}");
+        }
+        if row["crosses_congested_link"] == Value::Bool(true) {
+            let worst = hops.iter().max_by(|a, b| {
+                a["nic_avg_us"].as_f64().unwrap().total_cmp(&b["nic_avg_us"].as_f64().unwrap())
+            });
+            assert_eq!(worst.unwrap()["switch"], "agg0_0", "{row}");
+            congested_seen += 1;
+        }
+    }
+    assert!(congested_seen > 0, "a flow across the congested link is among the slowest");
 }
