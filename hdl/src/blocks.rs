@@ -8,7 +8,7 @@ use crate::hash::HashUnit;
 use crate::sketch;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::hash::FAMILY;
-use smartnic_contract::per_switch::LatencyTowerGeometry;
+use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry};
 use std::path::{Path, PathBuf};
 
 /// One named, fully parameterised block.
@@ -100,6 +100,16 @@ pub const BLOCKS: &[BlockDef] = &[
             flow::to_verilog(
                 "latency_tower",
                 &mut crate::per_switch::latency_tower::LatencyTowerNic::new(&LatencyTowerGeometry::nic_default())?,
+            )
+        },
+    },
+    BlockDef {
+        name: "key_table",
+        about: "per-switch flow-key table, NIC geometry (2 ways x 512 slots of 366 bits: valid, hops, key, 16-hop path), two banks, offer above the threshold register, forwarding, per-bank misses, readout and clear ports, latency 6",
+        verilog: || {
+            flow::to_verilog(
+                "key_table",
+                &mut crate::per_switch::key_table::KeyTableNic::new(&KeyTableGeometry::nic_default())?,
             )
         },
     },

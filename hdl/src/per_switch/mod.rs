@@ -10,12 +10,16 @@
 //! | [`latency_tower`] | `LatencyTowerPipeline<.., B>`: the latency tower (block `latency_tower`), CM and ACU, estimates before each hop, bit-exact with `host::sketch::LatencyTower` |
 //! | [`inflate`] | `InflateCheck`: the inflated-latency rule in the log domain (three LUT log2 units, two adders), one hop a clock |
 //! | [`record_fifo`] | `RecordFifo`: the record stream's buffer, whole records in (one a clock), words out; a full buffer counts drops |
+//! | [`key_way`] | `KeyWay<A>`: one way of the flow-key table, slots of 366 bits in two banks, read-modify-write with forwarding, readout and clear ports |
+//! | [`key_table`] | `KeyTable<A>`: the flow-key table (block `key_table`), two ways, two banks, the offer rule and SketchINT's insertion, bit-exact with `host::sketch::key_table::KeyTable` |
 //! | [`hop_serializer`] | every hop of an IP packet's INT stack as one (switch ++ flow, latency) insertion a clock |
 
 pub mod cell_step;
 pub mod hop_hash;
 pub mod hop_serializer;
 pub mod inflate;
+pub mod key_table;
+pub mod key_way;
 pub mod latency_array;
 pub mod latency_tower;
 pub mod record_fifo;
