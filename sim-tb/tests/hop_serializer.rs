@@ -81,18 +81,20 @@ struct Ports {
     d_sc: PortId,
     d_key: PortId,
     d_bank: PortId,
+    d_epoch: PortId,
     h_valid: PortId,
     h_key: PortId,
     h_switch: PortId,
     h_latency: PortId,
     h_bank: PortId,
+    h_epoch: PortId,
     h_last: PortId,
     lost: PortId,
     idle: PortId,
 }
 
-/// An issued hop: (switch, latency, flow key, bank, last of its frame).
-type Hop = (u16, u32, FlowKey, bool, bool);
+/// An issued hop: (switch, latency, flow key, bank, last of its frame, epoch).
+type Hop = (u16, u32, FlowKey, bool, bool, u32);
 
 struct Run {
     hops: u64,
@@ -154,9 +156,12 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
                     }),
                 );
                 m.set(p.d_bank, fr.bank as u128);
+                // The epoch number: the frame's index, so a record mixed up with another
+                // frame's shows.
+                m.set(p.d_epoch, f as u128);
                 if fr.ip {
                     for (j, &(s, l)) in fr.hops.iter().enumerate() {
-                        expect.push_back((clock, (s, l, fr.key, fr.bank, j + 1 == fr.hops.len())));
+                        expect.push_back((clock, (s, l, fr.key, fr.bank, j + 1 == fr.hops.len(), f as u32)));
                     }
                 }
             }
@@ -173,6 +178,7 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
                 FlowKey(kb),
                 m.get(p.h_bank) == 1,
                 m.get(p.h_last) == 1,
+                m.get(p.h_epoch) as u32,
             );
             assert_eq!((key >> 104) as u16, got.0, "h_key's top 16 bits are the switch ID");
             let (at, want) =
@@ -206,11 +212,13 @@ fn model() -> (Model, Ports) {
         d_sc: m.port("d_sc"),
         d_key: m.port("d_key"),
         d_bank: m.port("d_bank"),
+        d_epoch: m.port("d_epoch"),
         h_valid: m.port("h_valid"),
         h_key: m.port("h_key"),
         h_switch: m.port("h_switch"),
         h_latency: m.port("h_latency"),
         h_bank: m.port("h_bank"),
+        h_epoch: m.port("h_epoch"),
         h_last: m.port("h_last"),
         lost: m.port("lost"),
         idle: m.port("idle"),

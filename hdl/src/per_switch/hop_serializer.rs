@@ -45,11 +45,11 @@
 //! | `tdata`, `tvalid`, `tlast` | in | 64, 1, 1 | the AXI-Stream beats the parser sees (`tdata[7:0]` first on the wire) |
 //! | `d_valid`, `d_ip` | in | 1, 1 | a descriptor, and its class is IP |
 //! | `d_hops`, `d_sc` | in | 5, 2 | the frame's hop count (0 without a shim) and shim position code |
-//! | `d_key`, `d_bank` | in | 104, 1 | the flow key and the epoch bank the packet is recorded in |
+//! | `d_key`, `d_bank`, `d_epoch` | in | 104, 1, 32 | the flow key, the epoch bank the packet is recorded in and that epoch's number |
 //! | `h_valid` | out | 1 | a hop is issued this clock |
 //! | `h_key` | out | 120 | switch ID (bits 119:104) ++ flow key |
 //! | `h_switch`, `h_latency` | out | 16, 32 | the hop record |
-//! | `h_bank`, `h_last` | out | 1, 1 | the packet's bank; the packet's last hop |
+//! | `h_bank`, `h_epoch`, `h_last` | out | 1, 32, 1 | the packet's bank and epoch; the packet's last hop |
 //! | `lost` | out | 32 | records refused for lack of room since reset |
 //! | `idle` | out | 1 | nothing active or queued |
 use crate::arith::Widen;
@@ -105,11 +105,13 @@ pub struct HopSerializer {
     pub d_sc: Signal<In, Bits<2>>,
     pub d_key: Signal<In, Bits<KEY_BITS>>,
     pub d_bank: Signal<In, Bit>,
+    pub d_epoch: Signal<In, Bits<32>>,
     pub h_valid: Signal<Out, Bit>,
     pub h_key: Signal<Out, Bits<HOP_KEY_BITS>>,
     pub h_switch: Signal<Out, Bits<16>>,
     pub h_latency: Signal<Out, Bits<32>>,
     pub h_bank: Signal<Out, Bit>,
+    pub h_epoch: Signal<Out, Bits<32>>,
     pub h_last: Signal<Out, Bit>,
     pub lost: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
@@ -123,6 +125,7 @@ pub struct HopSerializer {
     s_n: [DFF<Bits<5>>; SLOTS],
     s_key: [DFF<Bits<KEY_BITS>>; SLOTS],
     s_bank: [DFF<Bit>; SLOTS],
+    s_epoch: [DFF<Bits<32>>; SLOTS],
     s_hw: [DFF<Bits<16>>; RING_HW],
     head: DFF<Bits<2>>,
     count: DFF<Bits<2>>,
@@ -132,6 +135,7 @@ pub struct HopSerializer {
     o_hw: [DFF<Bits<16>>; HW_PER_HOP],
     o_key: DFF<Bits<KEY_BITS>>,
     o_bank: DFF<Bit>,
+    o_epoch: DFF<Bits<32>>,
     o_last: DFF<Bit>,
     n_lost: DFF<Bits<32>>,
     // Wires.
@@ -145,6 +149,7 @@ pub struct HopSerializer {
     cur_n: Signal<Local, Bits<5>>,
     cur_key: Signal<Local, Bits<KEY_BITS>>,
     cur_bank: Signal<Local, Bit>,
+    cur_epoch: Signal<Local, Bits<32>>,
     cur_hw: [Signal<Local, Bits<16>>; HW_PER_HOP],
     /// The descriptor's record: its hops from the frame's buffer at its shim position.
     rec: [Signal<Local, Bits<16>>; REC_HW],
@@ -188,11 +193,13 @@ impl Default for HopSerializer {
             d_sc: Default::default(),
             d_key: Default::default(),
             d_bank: Default::default(),
+            d_epoch: Default::default(),
             h_valid: Default::default(),
             h_key: Default::default(),
             h_switch: Default::default(),
             h_latency: Default::default(),
             h_bank: Default::default(),
+            h_epoch: Default::default(),
             h_last: Default::default(),
             lost: Default::default(),
             idle: Default::default(),
@@ -204,6 +211,7 @@ impl Default for HopSerializer {
             s_n: Default::default(),
             s_key: Default::default(),
             s_bank: Default::default(),
+            s_epoch: Default::default(),
             s_hw: std::array::from_fn(|_| Default::default()),
             head: Default::default(),
             count: Default::default(),
@@ -212,6 +220,7 @@ impl Default for HopSerializer {
             o_hw: Default::default(),
             o_key: Default::default(),
             o_bank: Default::default(),
+            o_epoch: Default::default(),
             o_last: Default::default(),
             n_lost: Default::default(),
             push: Default::default(),
@@ -222,6 +231,7 @@ impl Default for HopSerializer {
             cur_n: Default::default(),
             cur_key: Default::default(),
             cur_bank: Default::default(),
+            cur_epoch: Default::default(),
             cur_hw: Default::default(),
             rec: std::array::from_fn(|_| Default::default()),
             lat_hi: Default::default(),
@@ -252,7 +262,9 @@ impl Default for HopSerializer {
 impl Logic for HopSerializer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, t, wsel, rsel, head, count, j, o_valid, o_key, o_bank, o_last, n_lost);
+        dff_setup!(
+            self, clock, t, wsel, rsel, head, count, j, o_valid, o_key, o_bank, o_epoch, o_last, n_lost
+        );
         for h in 0..CAP_HW {
             self.cap0[h].clock.next = self.clock.val();
             self.cap0[h].d.next = self.cap0[h].q.val();
@@ -266,6 +278,8 @@ impl Logic for HopSerializer {
             self.s_key[e].d.next = self.s_key[e].q.val();
             self.s_bank[e].clock.next = self.clock.val();
             self.s_bank[e].d.next = self.s_bank[e].q.val();
+            self.s_epoch[e].clock.next = self.clock.val();
+            self.s_epoch[e].d.next = self.s_epoch[e].q.val();
         }
         for k in 0..RING_HW {
             self.s_hw[k].clock.next = self.clock.val();
@@ -332,6 +346,7 @@ impl Logic for HopSerializer {
         self.cur_n.next = self.s_n[0].q.val();
         self.cur_key.next = self.s_key[0].q.val();
         self.cur_bank.next = self.s_bank[0].q.val();
+        self.cur_epoch.next = self.s_epoch[0].q.val();
         for k in 0..HW_PER_HOP {
             self.cur_hw[k].next = self.s_hw[k].q.val();
         }
@@ -340,6 +355,7 @@ impl Logic for HopSerializer {
                 self.cur_n.next = self.s_n[e].q.val();
                 self.cur_key.next = self.s_key[e].q.val();
                 self.cur_bank.next = self.s_bank[e].q.val();
+                self.cur_epoch.next = self.s_epoch[e].q.val();
                 for jj in 0..HOPS {
                     if self.j.q.val() == self.hop_c[jj].val() {
                         self.cur_hw[0].next = self.s_hw[e * 48 + jj * 3].q.val();
@@ -369,6 +385,7 @@ impl Logic for HopSerializer {
         }
         self.o_key.d.next = self.cur_key.val();
         self.o_bank.d.next = self.cur_bank.val();
+        self.o_epoch.d.next = self.cur_epoch.val();
         self.o_last.d.next = self.pop.val();
 
         // ---- Store the descriptor's record at the tail (`head + count` mod 3). With the ring
@@ -390,6 +407,7 @@ impl Logic for HopSerializer {
                     self.s_n[e].d.next = self.d_hops.val();
                     self.s_key[e].d.next = self.d_key.val();
                     self.s_bank[e].d.next = self.d_bank.val();
+                    self.s_epoch[e].d.next = self.d_epoch.val();
                     for k in 0..REC_HW {
                         self.s_hw[e * 48 + k].d.next = self.rec[k].val();
                     }
@@ -427,6 +445,7 @@ impl Logic for HopSerializer {
         self.h_latency.next = (self.lat_hi.y.val() << self.sixteen.val()) | self.lat_lo.y.val();
         self.h_key.next = (self.key_sw.y.val() << self.flow_bits.val()) | self.key_flow.y.val();
         self.h_bank.next = self.o_bank.q.val();
+        self.h_epoch.next = self.o_epoch.q.val();
         self.h_last.next = self.o_last.q.val();
         self.lost.next = self.n_lost.q.val();
         self.idle.next = (self.count.q.val() == self.zero2.val()) & !self.o_valid.q.val();
