@@ -35,8 +35,8 @@
 //! | `misses0`, `misses1` | out | 32 | misses of bank 0 and 1 since the bank's last clear (saturating) |
 //! | `idle` | out | 1 | no packet in flight |
 //! | `rd_bank`, `rd_way`, `rd_addr`, `rd_word` | in | 1, 1, `A`, 4 | readout: 32-bit word `rd_word` (0..=11) of slot `rd_addr` of way `rd_way` in bank `rd_bank` (which must hold no packet) |
-//! | `rd_data` | out | 32 | that word, [`READ_LATENCY`] clocks later: slot bits `32 rd_word ..` in the contract's packing (`per_switch::slot`, LSB first, zero above bit 365) |
-//! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | clear sweep: empty slot `clr_addr` of both ways of bank `clr_bank`, and zero that bank's miss counter |
+//! | `rd_data` | out | 32 | that word, [`READ_LATENCY`] clocks later: slot bits `32 rd_word ..` in the contract's packing (`per_switch::slot`, LSB first, zero above bit 365; an empty slot reads as zeros) |
+//! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | clear sweep: empty slot `clr_addr` of both ways of bank `clr_bank` (its valid bit), and zero that bank's miss counter |
 //!
 //! The table is always two banks (the snapshot stores one table per epoch bank) of two
 //! ways (`KeyTableGeometry::with_capacity`); the depth is `2^A` slots per way.
@@ -123,6 +123,7 @@ pub struct KeyTable<const A: usize> {
     ro_word: DFF<Bits<4>>,
     ro_data: DFF<Bits<32>>,
     offer: Signal<Local, Bit>,
+    ro_valid: Signal<Local, Bit>,
     m0: Signal<Local, Bit>,
     m1: Signal<Local, Bit>,
     hit: Signal<Local, Bit>,
@@ -195,6 +196,7 @@ impl<const A: usize> KeyTable<A> {
             ro_word: Default::default(),
             ro_data: Default::default(),
             offer: Default::default(),
+            ro_valid: Default::default(),
             m0: Default::default(),
             m1: Default::default(),
             hit: Default::default(),
@@ -334,11 +336,18 @@ impl<const A: usize> Logic for KeyTable<A> {
         self.ro_word.d.next = self.rd_word.val();
         if self.ro_way.q.val() {
             self.word.x.next = self.way1.rd_q.val();
+            self.ro_valid.next = self.way1.rd_q.val().get_bit(0);
         } else {
             self.word.x.next = self.way0.rd_q.val();
+            self.ro_valid.next = self.way0.rd_q.val().get_bit(0);
         }
         self.word.sel.next = self.ro_word.q.val();
-        self.ro_data.d.next = self.word.y.val();
+        // An empty slot is all zeros in the packing (the clear wrote its valid bit only).
+        if self.ro_valid.val() {
+            self.ro_data.d.next = self.word.y.val();
+        } else {
+            self.ro_data.d.next = 0.into();
+        }
         // Outputs.
         self.done.next = self.done_q.q.val();
         self.offered.next = self.offered_q.q.val();

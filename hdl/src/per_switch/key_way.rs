@@ -9,8 +9,12 @@
 //! (changed or not), which is what makes the last three writes the in-flight state.
 //!
 //! The other bank's ports serve the readout (`rd_bank`, `rd_addr`: the slot on `rd_q` one
-//! clock later, unregistered) and the clear sweep (`clr`: an empty slot, all zeros). The
-//! caller keeps packets out of the read and clear bank; a packet's write wins anyway.
+//! clock later, unregistered) and the clear sweep (`clr`: the slot's valid bit written 0).
+//! The clear writes whatever the write register holds with the valid bit cleared, so the
+//! RAMs' write data needs no 366-bit zero multiplexer (1464 LUTs at the NIC default): an
+//! empty slot's other bits are meaningless, nothing but the valid bit of an empty slot is
+//! ever used, and the parent's readout shows an empty slot as zeros. The caller keeps
+//! packets out of the read and clear bank; a packet's write wins anyway.
 //!
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
@@ -21,7 +25,7 @@
 //! | `busy` | out | 1 | a packet is in s0..wr |
 //! | `rd_bank`, `rd_addr` | in | 1, `A` | readout bank and slot |
 //! | `rd_q` | out | [`SLOT_BITS`] | that slot, one clock later |
-//! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | empty slot `clr_addr` of bank `clr_bank` |
+//! | `clr`, `clr_bank`, `clr_addr` | in | 1, 1, `A` | empty slot `clr_addr` of bank `clr_bank` (valid bit 0) |
 use crate::sketch::cell_ram::CellRam;
 use crate::sketch::forward_track::ForwardTrack;
 use rust_hdl::prelude::*;
@@ -57,7 +61,9 @@ pub struct KeyWay<const A: usize> {
     ro_bank: DFF<Bit>,
     we0: Signal<Local, Bit>,
     we1: Signal<Local, Bit>,
-    zero: Constant<Bits<SLOT_BITS>>,
+    keep: [Signal<Local, Bits<SLOT_BITS>>; 2],
+    all: Constant<Bits<SLOT_BITS>>,
+    not_valid: Constant<Bits<SLOT_BITS>>,
 }
 
 impl<const A: usize> Default for KeyWay<A> {
@@ -87,7 +93,9 @@ impl<const A: usize> Default for KeyWay<A> {
             ro_bank: Default::default(),
             we0: Default::default(),
             we1: Default::default(),
-            zero: Constant::new(Bits::default()),
+            keep: Default::default(),
+            all: Constant::new(!Bits::default()),
+            not_valid: Constant::new(!Bits::<SLOT_BITS>::default() ^ Bits::from(1u64)),
         }
     }
 }
@@ -146,20 +154,29 @@ impl<const A: usize> Logic for KeyWay<A> {
         // wr: the packet writes its bank; otherwise the clear sweep may empty a slot.
         self.we0.next = self.track.wr_valid.val() & !self.track.wr_bank.val();
         self.we1.next = self.track.wr_valid.val() & self.track.wr_bank.val();
+        // A packet's write keeps every bit; a clear writes the valid bit 0 (module docs).
+        if self.we0.val() {
+            self.keep[0].next = self.all.val();
+        } else {
+            self.keep[0].next = self.not_valid.val();
+        }
+        if self.we1.val() {
+            self.keep[1].next = self.all.val();
+        } else {
+            self.keep[1].next = self.not_valid.val();
+        }
         if self.we0.val() {
             self.ram0.write_address.next = self.track.wr_addr.val();
-            self.ram0.write_data.next = self.w_data.q.val();
         } else {
             self.ram0.write_address.next = self.clr_addr.val();
-            self.ram0.write_data.next = self.zero.val();
         }
         if self.we1.val() {
             self.ram1.write_address.next = self.track.wr_addr.val();
-            self.ram1.write_data.next = self.w_data.q.val();
         } else {
             self.ram1.write_address.next = self.clr_addr.val();
-            self.ram1.write_data.next = self.zero.val();
         }
+        self.ram0.write_data.next = self.w_data.q.val() & self.keep[0].val();
+        self.ram1.write_data.next = self.w_data.q.val() & self.keep[1].val();
         self.ram0.write_enable.next = self.we0.val() | (self.clr.val() & !self.clr_bank.val());
         self.ram1.write_enable.next = self.we1.val() | (self.clr.val() & self.clr_bank.val());
         self.busy.next = self.track.busy.val() | self.track.wr_valid.val();
