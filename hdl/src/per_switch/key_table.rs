@@ -275,7 +275,8 @@ impl<const A: usize> Logic for KeyTable<A> {
         self.way1.valid.next = self.h1.valid.val();
         self.way1.addr.next = self.h1.index.val();
         self.way1.bank.next = self.b_d[1].q.val();
-        // s2: the model's rule on the forwarded slots.
+        // s2: the model's rule on the forwarded slots (key bits at 6 = `slot::KEY`, a literal
+        // because rust-hdl reads indices from their text; `slot_pack_verilog` asserts it).
         self.pack.key.next = self.key_d[3].q.val();
         self.pack.hops.next = self.hops_d[3].q.val();
         self.pack.path.next = self.path_d[3].q.val();
