@@ -129,6 +129,10 @@ pub struct Core {
     // The sketches' packet counts: the engine counts packets per epoch instead.
     sink_packets: Sink<32>,
     sink_tower_packets: Sink<32>,
+    // The descriptor's hop count and shim position: the per-switch half's inputs, not
+    // wired into the core yet.
+    sink_hops: Sink<5>,
+    sink_sc: Sink<2>,
     bytes: DFF<Bits<64>>,
     // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
     // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
@@ -230,6 +234,8 @@ impl Core {
             sink_clr: Default::default(),
             sink_packets: Default::default(),
             sink_tower_packets: Default::default(),
+            sink_hops: Default::default(),
+            sink_sc: Default::default(),
             bytes: Default::default(),
             len64: Default::default(),
             class_ip: Constant::new(1u64.to_bits()),
@@ -292,6 +298,8 @@ impl Logic for Core {
         self.parser.now.next = self.now.val();
         self.tready.next = self.parser.tready.val() & self.tower.in_ready.val() & self.sumax.in_ready.val();
         self.sink_ts.x.next = self.parser.d_ts.val();
+        self.sink_hops.x.next = self.parser.d_hops.val();
+        self.sink_sc.x.next = self.parser.d_sc.val();
         // Sketch ingress: IP descriptors only.
         self.ing_valid.d.next = self.parser.d_valid.val()
             & (self.parser.d_class.val() == self.class_ip.val())
