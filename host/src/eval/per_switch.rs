@@ -297,10 +297,15 @@ fn answer(banks: &[(Tower, PerSwitch); 2], x: &Exact, own: &HashSet<FlowKey>, a:
         }
         a.records += ps.records().len();
         a.misses += ps.table.misses();
-        for (&(f, sw), &(n, sum)) in &x.pairs[e] {
-            if n > 0 && sum > 0 && own.contains(&f) {
-                let est = pair_latency_ns(&ps.latency, sw, &f).unwrap_or(0.0);
-                a.latency.push((est, sum as f64 / n as f64));
+        // This NIC's pairs only: its flows, each at the switches of its path (visiting every
+        // NIC's pairs would cost each host the whole network's).
+        for f in own {
+            for &sw in x.paths[e].get(f).into_iter().flatten() {
+                let (n, sum) = x.pairs[e][&(*f, sw)];
+                if n > 0 && sum > 0 {
+                    let est = pair_latency_ns(&ps.latency, sw, f).unwrap_or(0.0);
+                    a.latency.push((est, sum as f64 / n as f64));
+                }
             }
         }
     }
