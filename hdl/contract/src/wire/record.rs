@@ -135,9 +135,17 @@ fn next(b: &[u8]) -> Result<(Record, usize), Error> {
     Ok((r, len))
 }
 
-/// The 32-bit words the readout window returns for `bytes` (a whole number of words).
+/// The 32-bit words the readout window returns for `bytes` (records are whole words; a
+/// trailing partial word is zero-padded on the right, never dropped).
 pub fn to_words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks(WORD).map(|c| u32::from_be_bytes(c.try_into().unwrap_or([0; WORD]))).collect()
+    bytes
+        .chunks(WORD)
+        .map(|c| {
+            let mut w = [0u8; WORD];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_be_bytes(w)
+        })
+        .collect()
 }
 
 /// The byte stream of words read from the window.
@@ -183,6 +191,7 @@ mod tests {
         assert_eq!(recs[1], Record::Unknown { kind: 9, bytes: s[28..36].to_vec() });
         assert_eq!(recs.iter().flat_map(Record::emit).collect::<Vec<_>>(), s);
         assert_eq!(from_words(&to_words(&s)), s);
+        assert_eq!(to_words(&[1, 2, 3, 4, 5]), vec![0x0102_0304, 0x0500_0000], "a partial word is padded");
 
         let (recs, err) = parse_stream(&s[..40]);
         assert_eq!(recs.len(), 2, "records before the damage are kept");
