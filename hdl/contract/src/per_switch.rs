@@ -278,6 +278,28 @@ impl KeyTableGeometry {
     }
 }
 
+/// The per-switch half's build-time geometry: its latency tower and its flow-key table.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PerSwitchGeometry {
+    pub latency: LatencyTowerGeometry,
+    pub table: KeyTableGeometry,
+}
+
+impl PerSwitchGeometry {
+    /// The NIC default of both parts.
+    pub fn nic_default() -> Self {
+        PerSwitchGeometry {
+            latency: LatencyTowerGeometry::nic_default(),
+            table: KeyTableGeometry::nic_default(),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), GeometryError> {
+        self.latency.validate()?;
+        self.table.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

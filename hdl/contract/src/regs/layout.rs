@@ -1,12 +1,15 @@
 //! Placement of the register blocks and readout windows in the BAR for a given geometry.
 //!
 //! The control blocks sit in the first 4 KiB, one 256-byte slot each, in chain order
-//! (firmware ID, statistics, epoch, TowerSketch, SuMax). The readout windows follow, each
-//! starting on a 4 KiB boundary. The BAR is the next power of two above the last window.
+//! (firmware ID, statistics, epoch, TowerSketch, SuMax, and per-switch when the bitstream
+//! has the per-switch half). The readout windows follow, each starting on a 4 KiB boundary,
+//! in the order the blocks describe them (tower arrays, SuMax arrays, latency arrays, table
+//! ways). The BAR is the next power of two above the last window.
 
-use super::{block_type, crc, epoch, firmware_id, header, stats, sumax, tower, BLOCK_VERSION};
+use super::{block_type, crc, epoch, firmware_id, header, per_switch, stats, sumax, tower, BLOCK_VERSION};
 use crate::geometry::{SuMaxGeometry, TowerGeometry};
 use crate::hash::CrcParams;
+use crate::per_switch::PerSwitchGeometry;
 
 /// Bytes reserved for each control block.
 pub const BLOCK_SLOT: u32 = 0x100;
@@ -42,20 +45,39 @@ pub struct Layout {
     pub tower_windows: Vec<Placed>,
     /// One readout window per SuMax array (one word per cell, bucket-major).
     pub sumax_windows: Vec<Placed>,
+    /// The per-switch half's geometry, when the bitstream has it.
+    pub per_switch: Option<PerSwitchGeometry>,
+    /// One readout window per latency array (count, sum per bucket); empty without the half.
+    pub latency_windows: Vec<Placed>,
+    /// One readout window per table way (`per_switch::SLOT_WORDS` per slot); empty without
+    /// the half.
+    pub table_windows: Vec<Placed>,
     /// BAR size in bytes (a power of two).
     pub bar_size: u32,
 }
 
 impl Layout {
-    /// Places the blocks and windows for these geometries.
+    /// Places the blocks and windows of a bitstream with the flow sketches only.
     pub fn new(t: &TowerGeometry, s: &SuMaxGeometry) -> Self {
-        let sizes = [
+        Self::place(t, s, None)
+    }
+
+    /// Places the blocks and windows of a bitstream with the per-switch half `p` too.
+    pub fn with_per_switch(t: &TowerGeometry, s: &SuMaxGeometry, p: &PerSwitchGeometry) -> Self {
+        Self::place(t, s, Some(p))
+    }
+
+    fn place(t: &TowerGeometry, s: &SuMaxGeometry, p: Option<&PerSwitchGeometry>) -> Self {
+        let mut sizes = vec![
             (block_type::FIRMWARE_ID, firmware_id::SIZE),
             (block_type::STATS, stats::SIZE),
             (block_type::EPOCH, epoch::SIZE),
             (block_type::TOWER, tower::ARRAY0 + tower::ARRAY_STRIDE * t.arrays.len() as u32),
             (block_type::SUMAX, sumax::ARRAY0 + sumax::ARRAY_STRIDE * s.hashes.len() as u32),
         ];
+        if p.is_some() {
+            sizes.push((block_type::PER_SWITCH, per_switch::SIZE));
+        }
         let blocks = sizes
             .iter()
             .enumerate()
@@ -71,7 +93,29 @@ impl Layout {
         let tower_windows = t.arrays.iter().map(|a| window(a.depth as u64)).collect();
         let cells = s.cell_widths().len() as u64;
         let sumax_windows = s.hashes.iter().map(|_| window(s.depth as u64 * cells)).collect();
-        Layout { blocks, tower_windows, sumax_windows, bar_size: next.next_power_of_two() }
+        let (mut latency_windows, mut table_windows) = (Vec::new(), Vec::new());
+        if let Some(p) = p {
+            let bucket = per_switch::BUCKET_WORDS as u64;
+            latency_windows = p.latency.arrays.iter().map(|a| window(a.depth as u64 * bucket)).collect();
+            let slot = per_switch::SLOT_WORDS as u64;
+            table_windows = p.table.ways.iter().map(|_| window(p.table.depth as u64 * slot)).collect();
+        }
+        Layout {
+            blocks,
+            tower_windows,
+            sumax_windows,
+            per_switch: p.cloned(),
+            latency_windows,
+            table_windows,
+            bar_size: next.next_power_of_two(),
+        }
+    }
+
+    /// Every readout window in the order the register file numbers them (`win_sel`):
+    /// tower arrays, SuMax arrays, latency arrays, table ways.
+    pub fn windows(&self) -> Vec<Placed> {
+        let all = [&self.tower_windows, &self.sumax_windows, &self.latency_windows, &self.table_windows];
+        all.into_iter().flatten().copied().collect()
     }
 
     /// The block of type `ty`.
@@ -104,6 +148,7 @@ impl Layout {
         ]);
         self.tower_registers(t, &mut r);
         self.sumax_registers(s, &mut r);
+        self.per_switch_registers(&mut r);
         r.sort_unstable();
         r
     }
@@ -141,6 +186,34 @@ impl Layout {
             let d = base + sumax::ARRAY0 + sumax::ARRAY_STRIDE * i as u32;
             r.push((d + sumax::A_WINDOW, w.base));
             crc_registers(d + sumax::A_CRC, h, r);
+        }
+    }
+}
+
+impl Layout {
+    fn per_switch_registers(&self, r: &mut Vec<(u32, u32)>) {
+        let (Some(p), Some(b)) = (&self.per_switch, self.block(block_type::PER_SWITCH)) else {
+            return;
+        };
+        use per_switch::*;
+        r.extend([
+            (b.base + LATENCY_SHIFT, p.latency.latency_shift as u32),
+            (b.base + LATENCY_ARRAYS, p.latency.arrays.len() as u32),
+            (b.base + TABLE_WAYS, p.table.ways.len() as u32),
+            (b.base + TABLE_DEPTH, p.table.depth),
+            (b.base + SLOT_BITS, crate::per_switch::slot::BITS as u32),
+        ]);
+        let arrays = p.latency.arrays.iter().zip(&self.latency_windows).take(MAX_LATENCY_ARRAYS);
+        for (i, (a, w)) in arrays.enumerate() {
+            let d = b.base + LAT0 + LAT_STRIDE * i as u32;
+            let widths = a.count_width as u32 | (a.sum_width as u32) << 8;
+            r.extend([(d + A_WIDTHS, widths), (d + A_DEPTH, a.depth), (d + A_WINDOW, w.base)]);
+            crc_registers(d + A_CRC, &a.hash, r);
+        }
+        for (i, (h, w)) in p.table.ways.iter().zip(&self.table_windows).take(MAX_WAYS).enumerate() {
+            let d = b.base + WAY0 + WAY_STRIDE * i as u32;
+            r.push((d + A_WINDOW, w.base));
+            crc_registers(d + A_CRC, h, r);
         }
     }
 }
@@ -210,5 +283,42 @@ mod tests {
         assert_eq!(read(sb + sumax::CELLS), Some(11));
         let offsets: Vec<u32> = regs.iter().map(|r| r.0).collect();
         assert!(offsets.windows(2).all(|w| w[0] < w[1]), "no register defined twice");
+    }
+
+    #[test]
+    fn the_per_switch_half_adds_its_block_and_windows_after_the_flow_sketches() {
+        let (t, s) = nic();
+        let p = PerSwitchGeometry::nic_default();
+        let l = Layout::with_per_switch(&t, &s, &p);
+        let flows = Layout::new(&t, &s);
+        assert_eq!(l.windows()[..6], flows.windows()[..]);
+        // 3 latency arrays of 2 words a bucket and 2 ways of 12 words a slot take the BAR
+        // past 2 MiB.
+        assert_eq!(l.bar_size, 4 << 20);
+        assert_eq!(l.latency_windows.iter().map(|w| w.size).collect::<Vec<_>>(), [8 << 15, 8 << 14, 8 << 14]);
+        assert_eq!(l.table_windows.iter().map(|w| w.size).collect::<Vec<_>>(), [48 * 512, 48 * 512]);
+        let mut all: Vec<Placed> = l.blocks.iter().copied().chain(l.windows()).collect();
+        all.sort_by_key(|p| p.base);
+        for w in all.windows(2) {
+            assert!(w[0].base + w[0].size <= w[1].base, "{:?} overlaps {:?}", w[0], w[1]);
+        }
+        let last = all.last().unwrap();
+        assert!(last.base + last.size <= l.bar_size);
+        let regs = l.constant_registers(FirmwareInfo::default(), &t, &s);
+        let read = |off| regs.iter().find(|r| r.0 == off).map(|r| r.1);
+        let sb = l.block(block_type::SUMAX).unwrap().base;
+        let pb = l.block(block_type::PER_SWITCH).unwrap().base;
+        assert_eq!(read(sb + header::NEXT), Some(pb));
+        assert_eq!(read(pb + header::NEXT), Some(0));
+        assert_eq!(read(pb + per_switch::LATENCY_ARRAYS), Some(3));
+        assert_eq!(read(pb + per_switch::TABLE_DEPTH), Some(512));
+        let a1 = pb + per_switch::LAT0 + per_switch::LAT_STRIDE;
+        assert_eq!(read(a1 + per_switch::A_WIDTHS), Some(16 | 32 << 8));
+        assert_eq!(read(a1 + per_switch::A_WINDOW), Some(l.latency_windows[1].base));
+        let w1 = pb + per_switch::WAY0 + per_switch::WAY_STRIDE;
+        assert_eq!(read(w1 + per_switch::A_WINDOW), Some(l.table_windows[1].base));
+        assert_eq!(read(w1 + per_switch::A_CRC + crc::POLY), Some(p.table.ways[1].poly));
+        // Live registers are not constants.
+        assert_eq!(read(pb + per_switch::RECORD_POP), None);
     }
 }

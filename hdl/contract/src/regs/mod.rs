@@ -30,6 +30,7 @@ pub mod block_type {
     pub const SUMAX: u32 = 0x534E_0011;
     pub const EPOCH: u32 = 0x534E_0020;
     pub const STATS: u32 = 0x534E_0030;
+    pub const PER_SWITCH: u32 = 0x534E_0040;
 }
 
 /// Version word of every block defined by this contract revision (major.minor as 16.16).
@@ -141,6 +142,63 @@ pub mod sumax {
     pub const A_CRC: u32 = 0x10;
 }
 
+/// Per-switch block body (SketchINT's per-flow per-switch half): the latency tower's and
+/// the flow-key table's configuration and geometry, the record stream, then one descriptor
+/// per latency array and per table way. Latency window `i` holds bucket `b`'s packet count
+/// at word `2b` and its latency sum at word `2b + 1`; table window `w` holds slot `s` as
+/// [`per_switch::SLOT_WORDS`] words from word `SLOT_WORDS * s` (bits `32 j ..` of the
+/// contract's slot packing, `crate::per_switch::slot`, in word `j`; an empty slot reads 0).
+pub mod per_switch {
+    /// Latency tower insertion mode, read/write: 0 CM, 2 ACU (as the tower's MODE).
+    pub const MODE: u32 = 0x10;
+    /// The inflated-latency threshold, read/write: `InflateRule::threshold` (the log2 of
+    /// Delta_l in the contract's log domain), [`THRESHOLD_BITS`] bits.
+    pub const INFLATE_THRESHOLD: u32 = 0x14;
+    /// Read/write: a packet whose flow estimate is strictly above this offers its key.
+    pub const TABLE_THRESHOLD: u32 = 0x18;
+    /// Offers the idle bank's table refused for want of a free way (saturating).
+    pub const TABLE_MISSES: u32 = 0x1C;
+    /// 32-bit words waiting in the record stream.
+    pub const RECORD_WORDS: u32 = 0x20;
+    /// Records dropped because the stream's buffer was full, since reset.
+    pub const RECORD_DROPPED: u32 = 0x24;
+    /// Read-to-pop: the stream's head word, removed by the read (`wire::record` words,
+    /// big-endian). A read of an empty stream returns 0 and removes nothing, so a reader
+    /// pops exactly RECORD_WORDS words.
+    pub const RECORD_POP: u32 = 0x28;
+    /// Sum cells count units of `2^LATENCY_SHIFT` ns.
+    pub const LATENCY_SHIFT: u32 = 0x2C;
+    pub const LATENCY_ARRAYS: u32 = 0x30;
+    pub const TABLE_WAYS: u32 = 0x34;
+    /// Slots per way.
+    pub const TABLE_DEPTH: u32 = 0x38;
+    /// Bits of a slot (`crate::per_switch::slot::BITS`).
+    pub const SLOT_BITS: u32 = 0x3C;
+    /// Latency array descriptors (at most [`MAX_LATENCY_ARRAYS`]).
+    pub const LAT0: u32 = 0x40;
+    pub const LAT_STRIDE: u32 = 0x20;
+    pub const MAX_LATENCY_ARRAYS: usize = 3;
+    /// Way descriptors (at most [`MAX_WAYS`]), after the latency arrays'.
+    pub const WAY0: u32 = LAT0 + LAT_STRIDE * MAX_LATENCY_ARRAYS as u32;
+    pub const WAY_STRIDE: u32 = 0x20;
+    pub const MAX_WAYS: usize = 2;
+    /// Inside a latency array descriptor: the count width (bits 7:0) and the sum width
+    /// (bits 15:8).
+    pub const A_WIDTHS: u32 = 0x0;
+    pub const A_DEPTH: u32 = 0x4;
+    /// BAR offset of the array's or way's readout window (both descriptors).
+    pub const A_WINDOW: u32 = 0x8;
+    pub const A_CRC: u32 = 0x10;
+    pub const SIZE: u32 = WAY0 + WAY_STRIDE * MAX_WAYS as u32;
+    /// Words of one latency bucket in its window (count, sum).
+    pub const BUCKET_WORDS: u32 = 2;
+    /// Words of one table slot in its window.
+    pub const SLOT_WORDS: u32 = crate::per_switch::slot::BITS.div_ceil(32) as u32;
+    /// Bits of INFLATE_THRESHOLD.
+    pub const THRESHOLD_BITS: u32 = crate::lut::Log2Params::DEFAULT.frac as u32 + 6;
+    const _: () = assert!(SIZE <= super::layout::BLOCK_SLOT && SLOT_WORDS == 12 && THRESHOLD_BITS == 22);
+}
+
 /// PCI vendor and device ID the bitstream presents (Xilinx vendor ID, our device).
 pub const PCI_VENDOR_ID: u16 = 0x10EE;
 pub const PCI_DEVICE_ID: u16 = 0x7038;
@@ -157,6 +215,7 @@ pub fn block_name(ty: u32) -> Option<&'static str> {
         SUMAX => "sumax",
         EPOCH => "epoch",
         STATS => "stats",
+        PER_SWITCH => "per-switch",
         _ => return None,
     })
 }
