@@ -1,6 +1,10 @@
 //! Register-block enumeration: walks the Corundum-style chain from offset 0, checks every
 //! pointer, and decodes the firmware ID and the sketch geometries from the registers alone,
-//! so the host builds its decoder from what the device says.
+//! so the host builds its decoder from what the device says. The per-switch block is
+//! optional: a bitstream without it has no per-switch windows ([`per_switch`]).
+
+mod per_switch;
+pub use per_switch::{read_config, read_mode, read_per_switch, PerSwitchBlock, PerSwitchConfig};
 
 use crate::access::{check_range, AccessError, RegisterAccess};
 use crate::snapshot::FirmwareId;
@@ -96,6 +100,10 @@ pub enum WindowKind {
     TowerArray(usize),
     /// SuMax array `i`: bucket `b` cell `c` at word `b * cells + c`.
     SuMaxArray(usize),
+    /// Per-switch latency array `i`: bucket `b`'s count at word `2b`, its sum at `2b + 1`.
+    LatencyArray(usize),
+    /// Per-switch table way `w`: slot `s` as `SLOT_WORDS` words from word `SLOT_WORDS * s`.
+    TableWay(usize),
 }
 
 impl WindowKind {
@@ -104,10 +112,11 @@ impl WindowKind {
         match self {
             WindowKind::TowerArray(_) => block_type::TOWER,
             WindowKind::SuMaxArray(_) => block_type::SUMAX,
+            WindowKind::LatencyArray(_) | WindowKind::TableWay(_) => block_type::PER_SWITCH,
         }
     }
 
-    /// `towersketch` or `sumax`: the name of that block.
+    /// `towersketch`, `sumax` or `per-switch`: the name of that block.
     pub fn block(self) -> &'static str {
         block_name(self.block_type()).unwrap_or("unknown")
     }
@@ -115,13 +124,22 @@ impl WindowKind {
     /// The array's index within its block.
     pub fn index(self) -> usize {
         match self {
-            WindowKind::TowerArray(i) | WindowKind::SuMaxArray(i) => i,
+            WindowKind::TowerArray(i)
+            | WindowKind::SuMaxArray(i)
+            | WindowKind::LatencyArray(i)
+            | WindowKind::TableWay(i) => i,
         }
     }
 
-    /// `towersketch array 0`: the array itself, as counter errors name it.
+    /// `towersketch array 0`, `per-switch latency array 1`, `per-switch table way 0`: the
+    /// array itself, as counter errors name it.
     pub fn array(self) -> String {
-        format!("{} array {}", self.block(), self.index())
+        let what = match self {
+            WindowKind::TowerArray(_) | WindowKind::SuMaxArray(_) => "array",
+            WindowKind::LatencyArray(_) => "latency array",
+            WindowKind::TableWay(_) => "table way",
+        };
+        format!("{} {what} {}", self.block(), self.index())
     }
 }
 
@@ -200,6 +218,8 @@ pub struct DeviceMap {
     pub stats: Option<u32>,
     pub tower: Option<TowerBlock>,
     pub sumax: Option<SuMaxBlock>,
+    /// The per-switch half, when the bitstream has it.
+    pub per_switch: Option<PerSwitchBlock>,
 }
 
 impl DeviceMap {
@@ -241,13 +261,16 @@ impl DeviceMap {
         if tower.is_none() && sumax.is_none() {
             return Err(BlockError::Missing("sketch (towersketch or sumax)"));
         }
-        let map = DeviceMap { bar_size: dev.bar_size(), blocks, firmware, epoch, stats, tower, sumax };
+        let per_switch = find(block_type::PER_SWITCH).map(|b| read_per_switch(dev, b)).transpose()?;
+        let map =
+            DeviceMap { bar_size: dev.bar_size(), blocks, firmware, epoch, stats, tower, sumax, per_switch };
         map.check_windows()?;
         Ok(map)
     }
 
-    /// Every readout window, Tower arrays first, then SuMax arrays (the order the readout
-    /// reads them and the snapshot stores them).
+    /// Every readout window: Tower arrays, SuMax arrays, then the per-switch latency arrays
+    /// and table ways (the contract's `Layout::windows` order, which the readout reads and
+    /// the snapshot stores).
     pub fn windows(&self) -> Vec<Window> {
         self.placed_windows().into_iter().map(|(w, _)| w).collect()
     }
@@ -267,6 +290,9 @@ impl DeviceMap {
                 w.push((Window { base, len, kind: WindowKind::SuMaxArray(i) }, s.base));
             }
         }
+        if let Some(p) = &self.per_switch {
+            w.extend(per_switch_windows(p).into_iter().map(|win| (win, p.base)));
+        }
         w
     }
 
@@ -279,6 +305,13 @@ impl DeviceMap {
             WindowKind::SuMaxArray(i) => {
                 let s = self.sumax.as_ref()?;
                 (i < s.windows.len()).then(|| s.geometry.cell_widths())
+            }
+            WindowKind::LatencyArray(i) => {
+                let a = self.per_switch.as_ref()?.geometry.latency.arrays.get(i)?;
+                Some(vec![a.count_width, a.sum_width])
+            }
+            WindowKind::TableWay(w) => {
+                (w < self.per_switch.as_ref()?.table_windows.len()).then(PerSwitchBlock::slot_word_widths)
             }
         }
     }
@@ -334,8 +367,34 @@ impl DeviceMap {
         for w in self.windows() {
             let _ = writeln!(s, "{:#07x}  {}, {} bytes", w.base, w.kind, w.len);
         }
+        if let Some(p) = &self.per_switch {
+            let c = &p.config;
+            let _ = writeln!(
+                s,
+                "{:#07x}  per-switch mode {:?}, inflate threshold {:#x}, table threshold {}",
+                p.base, c.mode, c.inflate_threshold, c.table_threshold
+            );
+        }
         s
     }
+}
+
+/// The per-switch block's windows: latency arrays (two words a bucket), then table ways.
+fn per_switch_windows(p: &PerSwitchBlock) -> Vec<Window> {
+    use smartnic_contract::regs::per_switch::{BUCKET_WORDS, SLOT_WORDS};
+    let g = &p.geometry;
+    let latency = g.latency.arrays.iter().zip(&p.latency_windows).enumerate().map(|(i, (a, &base))| Window {
+        base,
+        len: 4 * BUCKET_WORDS as u64 * a.depth as u64,
+        kind: WindowKind::LatencyArray(i),
+    });
+    let way_len = 4 * SLOT_WORDS as u64 * g.table.depth as u64;
+    let table = p.table_windows.iter().enumerate().map(|(w, &base)| Window {
+        base,
+        len: way_len,
+        kind: WindowKind::TableWay(w),
+    });
+    latency.chain(table).collect()
 }
 
 /// Walks the block chain from offset 0 and returns the headers in chain order.

@@ -14,23 +14,54 @@
 //! | [`tear_next_readouts`](EmulatedNic::tear_next_readouts) | SEQUENCE moves while the windows are read (a concurrent swap or clear) |
 //! | [`stick_swap`](EmulatedNic::stick_swap), [`stick_clear`](EmulatedNic::stick_clear) | SWAP_PENDING / CLEAR_BUSY never drop |
 //! | [`poke`](EmulatedNic::poke) | overwrite any register, e.g. a block's NEXT pointer to corrupt the chain |
+//! | [`set_record_capacity`](EmulatedNic::set_record_capacity) | the record stream's buffer holds this many words: a record that does not fit is dropped and counted |
+//! | [`push_record_words`](EmulatedNic::push_record_words) | raw words into the record stream (e.g. half a record) |
 //!
 //! Semantics (from `smartnic_contract::regs::epoch`): writing SWAP sets SWAP_PENDING for
 //! [`latency`](EmulatedNic::latency) STATUS reads, then exchanges the banks, moves
 //! ACTIVE_PACKETS to IDLE_PACKETS, increments EPOCH and SEQUENCE. CLEAR sets CLEAR_BUSY for
 //! as long, then zeroes the idle bank and IDLE_PACKETS and increments SEQUENCE. The readout
 //! windows show the idle bank; CONTROL reads as 0.
+//!
+//! With the per-switch half ([`EmulatedNic::with_per_switch`], from
+//! `smartnic_contract::regs::per_switch`): the latency and table windows have two banks like
+//! the others, and so does TABLE_MISSES (it reads the idle bank's; a swap exchanges, a clear
+//! zeroes it). MODE, INFLATE_THRESHOLD (its low `THRESHOLD_BITS` bits) and TABLE_THRESHOLD
+//! are read/write, with the hardware's reset values. The record stream is a FIFO of words
+//! a test pushes whole records into: RECORD_WORDS reads its length, RECORD_POP its head word
+//! and removes it (0 and nothing removed when empty), RECORD_DROPPED the records refused
+//! because they did not fit the buffer.
 
 use crate::access::{check_range, AccessError, RegisterAccess};
+use crate::blocks::PerSwitchConfig;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::per_switch::PerSwitchGeometry;
 use smartnic_contract::regs::layout::FirmwareInfo;
-use smartnic_contract::regs::{block_type, epoch, tower, Layout, DEVICE_GONE};
+use smartnic_contract::regs::{block_type, epoch, per_switch, tower, Layout, DEVICE_GONE};
+use smartnic_contract::wire::record::{to_words, Record};
+use std::collections::VecDeque;
+
+/// The per-switch block's live state (registers that are not plain words).
+struct PerSwitchRegs {
+    base: u32,
+    /// TABLE_MISSES of the idle and the active bank.
+    idle_misses: u32,
+    active_misses: u32,
+    records: VecDeque<u32>,
+    /// Words the record buffer holds.
+    capacity: usize,
+    dropped: u32,
+}
+
+/// Words the emulated record buffer holds unless a test says otherwise.
+pub const RECORD_CAPACITY: usize = 1 << 12;
 
 /// Register-level emulation of the SmartNIC BAR for driver tests (see the module docs).
 pub struct EmulatedNic {
     regs: Vec<u32>,
     layout: Layout,
-    /// Readout windows: (first word index, words), Tower arrays then SuMax arrays.
+    /// Readout windows: (first word index, words) in `Layout::windows` order: Tower arrays,
+    /// SuMax arrays, latency arrays, table ways.
     windows: Vec<(usize, usize)>,
     /// The active bank of every window (the idle bank lives in `regs`).
     active: Vec<Vec<u32>>,
@@ -49,22 +80,48 @@ pub struct EmulatedNic {
     tears: u32,
     stuck_swap: bool,
     stuck_clear: bool,
+    per_switch: Option<PerSwitchRegs>,
 }
 
 impl EmulatedNic {
     /// A device with these geometries in its power-on state: epoch 0, both banks zero.
     pub fn new(fw: FirmwareInfo, t: &TowerGeometry, s: &SuMaxGeometry) -> Self {
-        let layout = Layout::new(t, s);
+        Self::from_layout(fw, Layout::new(t, s), t, s)
+    }
+
+    /// A device with the per-switch half `p` too, in its power-on state: both banks and
+    /// both TABLE_MISSES zero, an empty record stream, the reset configuration
+    /// ([`PerSwitchConfig::nic_default`]).
+    pub fn with_per_switch(
+        fw: FirmwareInfo,
+        t: &TowerGeometry,
+        s: &SuMaxGeometry,
+        p: &PerSwitchGeometry,
+    ) -> Self {
+        let mut nic = Self::from_layout(fw, Layout::with_per_switch(t, s, p), t, s);
+        let base = nic.layout.block(block_type::PER_SWITCH).expect("the layout has a per-switch block").base;
+        let reset = PerSwitchConfig::nic_default();
+        nic.poke(base + per_switch::MODE, reset.mode as u32);
+        nic.poke(base + per_switch::INFLATE_THRESHOLD, reset.inflate_threshold);
+        nic.poke(base + per_switch::TABLE_THRESHOLD, reset.table_threshold);
+        nic.per_switch = Some(PerSwitchRegs {
+            base,
+            idle_misses: 0,
+            active_misses: 0,
+            records: VecDeque::new(),
+            capacity: RECORD_CAPACITY,
+            dropped: 0,
+        });
+        nic
+    }
+
+    fn from_layout(fw: FirmwareInfo, layout: Layout, t: &TowerGeometry, s: &SuMaxGeometry) -> Self {
         let mut regs = vec![0u32; layout.bar_size as usize / 4];
         for (o, v) in layout.constant_registers(fw, t, s) {
             regs[o as usize / 4] = v;
         }
-        let windows: Vec<(usize, usize)> = layout
-            .tower_windows
-            .iter()
-            .chain(&layout.sumax_windows)
-            .map(|w| (w.base as usize / 4, w.size as usize / 4))
-            .collect();
+        let windows: Vec<(usize, usize)> =
+            layout.windows().iter().map(|w| (w.base as usize / 4, w.size as usize / 4)).collect();
         let active = windows.iter().map(|&(_, n)| vec![0; n]).collect();
         let epoch_base = layout.block(block_type::EPOCH).expect("layout has an epoch block").base;
         let mode_reg = layout.block(block_type::TOWER).expect("layout has a tower block").base + tower::MODE;
@@ -87,6 +144,7 @@ impl EmulatedNic {
             tears: 0,
             stuck_swap: false,
             stuck_clear: false,
+            per_switch: None,
         }
     }
 
@@ -98,6 +156,18 @@ impl EmulatedNic {
     /// `i - tower_arrays()`.
     pub fn tower_arrays(&self) -> usize {
         self.layout.tower_windows.len()
+    }
+
+    /// Window index of per-switch latency array `i` (for [`active_mut`](Self::active_mut)).
+    pub fn latency_window(&self, i: usize) -> usize {
+        assert!(i < self.layout.latency_windows.len(), "latency array {i} out of range");
+        self.layout.tower_windows.len() + self.layout.sumax_windows.len() + i
+    }
+
+    /// Window index of per-switch table way `w`.
+    pub fn table_window(&self, w: usize) -> usize {
+        assert!(w < self.layout.table_windows.len(), "table way {w} out of range");
+        self.layout.windows().len() - self.layout.table_windows.len() + w
     }
 
     /// The active bank of window `i` (what the next readout will return after its swap).
@@ -121,6 +191,43 @@ impl EmulatedNic {
 
     pub fn epoch(&self) -> u32 {
         self.epoch
+    }
+
+    fn ps(&mut self) -> &mut PerSwitchRegs {
+        self.per_switch.as_mut().expect("a device built with_per_switch")
+    }
+
+    /// Sets the active bank's TABLE_MISSES (per-switch devices only).
+    pub fn set_active_misses(&mut self, misses: u32) {
+        self.ps().active_misses = misses;
+    }
+
+    /// Pushes a whole record into the stream, or drops it and counts the drop when it does
+    /// not fit the buffer (as the hardware's buffer does: never part of a record).
+    pub fn push_record(&mut self, r: &Record) {
+        let words = to_words(&r.emit());
+        let ps = self.ps();
+        if ps.records.len() + words.len() > ps.capacity {
+            ps.dropped = ps.dropped.wrapping_add(1);
+        } else {
+            ps.records.extend(words);
+        }
+    }
+
+    /// Fault: raw words into the stream, whole records or not (a broken buffer).
+    pub fn push_record_words(&mut self, words: &[u32]) {
+        self.ps().records.extend(words);
+    }
+
+    /// Fault hook: the record buffer holds `words` words from now on (records already in it
+    /// stay).
+    pub fn set_record_capacity(&mut self, words: usize) {
+        self.ps().capacity = words;
+    }
+
+    /// Words waiting in the record stream.
+    pub fn record_words(&self) -> usize {
+        self.per_switch.as_ref().map_or(0, |p| p.records.len())
     }
 
     pub fn sequence(&self) -> u32 {
@@ -199,6 +306,9 @@ impl EmulatedNic {
             w.swap_with_slice(&mut self.regs[base..base + n]);
         }
         self.idle_packets = std::mem::take(&mut self.active_packets);
+        if let Some(p) = &mut self.per_switch {
+            p.idle_misses = std::mem::take(&mut p.active_misses);
+        }
         self.epoch = self.epoch.wrapping_add(1);
         self.sequence = self.sequence.wrapping_add(1);
     }
@@ -208,7 +318,35 @@ impl EmulatedNic {
             self.regs[base..base + n].fill(0);
         }
         self.idle_packets = 0;
+        if let Some(p) = &mut self.per_switch {
+            p.idle_misses = 0;
+        }
         self.sequence = self.sequence.wrapping_add(1);
+    }
+
+    /// The per-switch block's live registers (RECORD_POP pops, so `&mut`).
+    fn per_switch_live(&mut self, offset: u32) -> Option<u32> {
+        let p = self.per_switch.as_mut()?;
+        Some(match offset.checked_sub(p.base)? {
+            per_switch::TABLE_MISSES => p.idle_misses,
+            per_switch::RECORD_WORDS => p.records.len() as u32,
+            per_switch::RECORD_DROPPED => p.dropped,
+            per_switch::RECORD_POP => p.records.pop_front().unwrap_or(0),
+            _ => return None,
+        })
+    }
+
+    /// Writes to the per-switch block's read/write registers (INFLATE_THRESHOLD keeps its
+    /// low bits, as the hardware's register); false for any other offset.
+    fn per_switch_write(&mut self, offset: u32, value: u32) -> bool {
+        let Some(p) = &self.per_switch else { return false };
+        let kept = match offset.checked_sub(p.base) {
+            Some(per_switch::MODE | per_switch::TABLE_THRESHOLD) => value,
+            Some(per_switch::INFLATE_THRESHOLD) => value & ((1 << per_switch::THRESHOLD_BITS) - 1),
+            _ => return false,
+        };
+        self.regs[offset as usize / 4] = kept;
+        true
     }
 
     fn live(&self, offset: u32) -> Option<u32> {
@@ -246,6 +384,9 @@ impl RegisterAccess for EmulatedNic {
             self.tears -= 1;
             self.sequence = self.sequence.wrapping_add(1);
         }
+        if let Some(v) = self.per_switch_live(offset) {
+            return Ok(v);
+        }
         Ok(self.live(offset).unwrap_or(self.regs[word]))
     }
 
@@ -271,6 +412,8 @@ impl RegisterAccess for EmulatedNic {
             }
         } else if offset == self.mode_reg {
             self.regs[offset as usize / 4] = value;
+        } else {
+            self.per_switch_write(offset, value);
         }
         // Everything else is read-only.
         Ok(())

@@ -5,7 +5,8 @@
 //! | [`access`] | the `RegisterAccess` trait every back end implements, `AccessError`, the `Counting` wrapper |
 //! | [`backend`] | `FileBar`, `SysfsBar`, `VfioBar` and why opening one failed (`OpenError`) |
 //! | [`discover`] | SmartNICs in sysfs: BDF, bound driver, IOMMU group, BAR 0 size, the steps to bind vfio-pci |
-//! | [`blocks`] | the register-block chain walked and decoded: firmware ID, sketch geometries, windows (`DeviceMap`) |
+//! | [`blocks`] | the register-block chain walked and decoded: firmware ID, sketch geometries, the per-switch block, windows (`DeviceMap`) |
+//! | [`config`] | the per-switch half's mode and thresholds, written and read back |
 //! | [`readout`] | the readout protocol: swap, read the idle bank, check it, clear it, pack it into a `Snapshot` |
 //! | [`emulated`] | `EmulatedNic`: a register-level test double of the BAR with fault hooks (not the simulated NIC) |
 //! | [`service`] | register access over a byte stream: `serve` (device side) and `StreamBar` (client), how the CLI reaches `smartnic-sim` |
@@ -16,6 +17,7 @@ pub use smartnic_contract as contract;
 pub mod access;
 pub mod backend;
 pub mod blocks;
+pub mod config;
 pub mod discover;
 pub mod emulated;
 pub mod readout;

@@ -8,24 +8,35 @@
 //! repeat up to 1 + max_retries times:
 //!   SEQUENCE -> s1            (s1 == s0 on the first pass: the swap did nothing)
 //!   EPOCH    -> active epoch  (the idle bank holds epoch - 1)
-//!   every window              (read_block, one 32-bit read per counter)
+//!   every window              (read_block, one 32-bit read per counter; with the
+//!                              per-switch block, its latency arrays and table ways too)
 //!   IDLE_PACKETS (64-bit)
+//!   TABLE_MISSES              (per-switch block only: the idle bank's)
 //!   SEQUENCE -> s2, STATUS    (all ones: device gone; s2 != s1: torn, read again)
-//! pack the words (each must fit its counter width)
+//! pack the words (each must fit its counter width; table slots at most MAX_HOPS hops)
+//! per-switch block only:
+//!   MODE, TABLE_THRESHOLD     (what the epoch ran with)
+//!   RECORD_WORDS -> n         pop exactly n words (RECORD_POP), whole records or an error
+//!   RECORD_DROPPED, STATUS    (drops since reset, into ReadoutStats; all ones: gone)
 //! CONTROL  <- CLEAR           poll STATUS until CLEAR_BUSY drops (timeout)
 //! ```
 //!
 //! A readout either returns a snapshot that is exactly the idle bank of one epoch, or an
-//! error; [`read_snapshot_to_file`] writes the file only after success.
+//! error; [`read_snapshot_to_file`] writes the file only after success. The record stream
+//! is drained once per readout, after the banked windows were read and checked, so a
+//! readout that fails before it leaves the records in the device ([`per_switch`]).
 
 use crate::access::{AccessError, Counting, RegisterAccess};
-use crate::blocks::{DeviceMap, Window, WindowKind};
+use crate::blocks::{BlockError, DeviceMap, Window, WindowKind};
 use crate::snapshot::{packed_len, Section, Snapshot, SnapshotError};
 use smartnic_contract::packing::{pack_words, TooWide};
 use smartnic_contract::regs::epoch;
 use smartnic_contract::snapshot::source;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
+
+mod per_switch;
+pub use per_switch::PER_SWITCH_READS;
 
 /// How a readout behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +87,22 @@ pub enum ReadoutError {
          read or a corrupt readout window; no snapshot written"
     )]
     CounterOutOfRange { window: String, index: usize, value: u32, width: u8 },
+    #[error(
+        "{window} slot {slot} holds {hops} hops, more than the {max} a path has: a failed read \
+         or a corrupt readout window; no snapshot written",
+        max = smartnic_contract::shim::MAX_HOPS
+    )]
+    BadSlot { window: String, slot: u64, hops: u32 },
+    #[error(
+        "record stream: {what} at byte {offset} of the {} bytes drained (RECORD_WORDS announced \
+         {announced} words): the device's record buffer is broken; the drained bytes are kept \
+         in this error and no snapshot was written",
+        stream.len()
+    )]
+    RecordStream { offset: usize, announced: u32, what: String, stream: Vec<u8> },
+    /// A per-switch register the readout reads again (MODE) holds a value the block cannot.
+    #[error(transparent)]
+    Block(#[from] BlockError),
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
 }
@@ -95,6 +122,12 @@ pub struct ReadoutStats {
     pub status_polls: u64,
     /// Passes repeated because SEQUENCE moved.
     pub retries: u32,
+    /// Words popped from the record stream (one read each, on top of [`min_reads`]).
+    pub record_words: u64,
+    /// RECORD_DROPPED after the drain: records the device's stream buffer dropped since
+    /// reset because it was full (`None` without the per-switch block). A rise between two
+    /// readouts means records were lost on the device; the snapshot has no field for it.
+    pub records_dropped: Option<u32>,
     /// Wall-clock time of the readout.
     pub elapsed: Duration,
 }
@@ -114,10 +147,12 @@ pub const FIXED_READS: u64 = 11;
 pub const FIXED_WRITES: u64 = 2;
 
 /// Reads one clean readout of `map` needs when the swap and the clear complete by their
-/// first STATUS poll: every window word once, plus [`FIXED_READS`]. Each extra poll or
-/// retry adds to it.
+/// first STATUS poll and the record stream is empty: every window word once, plus
+/// [`FIXED_READS`], plus [`PER_SWITCH_READS`] with the per-switch block. Each extra poll or
+/// retry adds to it, and each record word drained ([`ReadoutStats::record_words`]).
 pub fn min_reads(map: &DeviceMap) -> u64 {
-    map.window_words() + FIXED_READS
+    let per_switch = if map.per_switch.is_some() { PER_SWITCH_READS } else { 0 };
+    map.window_words() + FIXED_READS + per_switch
 }
 
 /// Runs the readout protocol on `dev` and returns the idle bank as a snapshot.
@@ -178,6 +213,7 @@ fn run<A: RegisterAccess + ?Sized>(
             d.read_block(w.base, buf)?;
         }
         let packets = d.read64(e + epoch::IDLE_PACKETS)?;
+        let misses = per_switch::read_misses(d, map)?;
         let s2 = d.read32(e + epoch::SEQUENCE)?;
         live_status(d, e)?;
         if s2 != s1 {
@@ -185,7 +221,22 @@ fn run<A: RegisterAccess + ?Sized>(
             stats.retries += 1;
             continue;
         }
-        let snap = build(map, &windows, cfg.source, active.wrapping_sub(1) as u64, time_ns, packets, &words)?;
+        let packed = pack_windows(map, &windows, &words)?;
+        let mut snap = Snapshot {
+            source: cfg.source,
+            epoch: active.wrapping_sub(1) as u64,
+            time_ns,
+            firmware: map.firmware,
+            packets,
+            sections: flow_sections(map, packed.tower, packed.sumax),
+            per_switch: Vec::new(),
+        };
+        if let (Some(p), Some(misses)) = (&map.per_switch, misses) {
+            let (sections, drained) = per_switch::sections(d, map, p, packed.latency, packed.table, misses)?;
+            snap.per_switch = sections;
+            stats.record_words = drained.words;
+            stats.records_dropped = Some(drained.dropped);
+        }
         if cfg.clear {
             d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;
             stats.status_polls += poll(d, e, epoch::STATUS_CLEAR_BUSY, "CLEAR", cfg.poll_timeout)?;
@@ -230,28 +281,40 @@ fn poll<A: RegisterAccess + ?Sized>(
     }
 }
 
-/// Packs the words of each window into the section its kind names, checking every counter
-/// fits its width. `words[i]` holds the words of `windows[i]`.
-fn build(
-    map: &DeviceMap,
-    windows: &[Window],
-    source: u8,
-    epoch: u64,
-    time_ns: u64,
-    packets: u64,
-    words: &[Vec<u32>],
-) -> Result<Snapshot, ReadoutError> {
-    let (mut tower, mut sumax) = (Vec::new(), Vec::new());
+/// The packed windows of one pass, by kind, each in window order.
+#[derive(Default)]
+struct Packed {
+    tower: Vec<Vec<u8>>,
+    sumax: Vec<Vec<u8>>,
+    latency: Vec<Vec<u8>>,
+    table: Vec<Vec<u8>>,
+}
+
+/// Packs the words of each window in its section's packing, checking every counter fits
+/// its width (and every table slot's hop count). `words[i]` holds the words of
+/// `windows[i]`.
+fn pack_windows(map: &DeviceMap, windows: &[Window], words: &[Vec<u32>]) -> Result<Packed, ReadoutError> {
+    let mut p = Packed::default();
     for (w, words) in windows.iter().zip(words) {
         let widths = map.counter_widths(w.kind).expect("the windows come from this map");
         let bytes = pack(words, &widths, &w.kind.array())?;
         let rows = (w.words() / widths.len() as u64) as u32;
         debug_assert_eq!(bytes.len(), packed_len(rows, widths.iter().map(|&b| b as u64).sum()));
         match w.kind {
-            WindowKind::TowerArray(_) => tower.push(bytes),
-            WindowKind::SuMaxArray(_) => sumax.push(bytes),
+            WindowKind::TowerArray(_) => p.tower.push(bytes),
+            WindowKind::SuMaxArray(_) => p.sumax.push(bytes),
+            WindowKind::LatencyArray(_) => p.latency.push(bytes),
+            WindowKind::TableWay(_) => {
+                per_switch::check_slots(&bytes, rows, &w.kind.array())?;
+                p.table.push(bytes);
+            }
         }
     }
+    Ok(p)
+}
+
+/// The flow sketches' sections from their packed windows.
+fn flow_sections(map: &DeviceMap, tower: Vec<Vec<u8>>, sumax: Vec<Vec<u8>>) -> Vec<Section> {
     let mut sections = Vec::new();
     if let Some(t) = &map.tower {
         sections.push(Section::Tower { geometry: t.geometry.clone(), mode: t.mode, arrays: tower });
@@ -259,7 +322,7 @@ fn build(
     if let Some(s) = &map.sumax {
         sections.push(Section::SuMax { geometry: s.geometry.clone(), arrays: sumax });
     }
-    Ok(Snapshot { source, epoch, time_ns, firmware: map.firmware, packets, sections, per_switch: Vec::new() })
+    sections
 }
 
 /// Packs the words of one window in the contract's packing rule
