@@ -36,7 +36,7 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 mod per_switch;
-pub use per_switch::PER_SWITCH_READS;
+pub use per_switch::{MAX_RECORD_WORDS, PER_SWITCH_READS};
 
 /// How a readout behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +100,11 @@ pub enum ReadoutError {
         stream.len()
     )]
     RecordStream { offset: usize, announced: u32, what: String, stream: Vec<u8> },
+    #[error(
+        "RECORD_WORDS reads {words}, more than the {max} a record buffer can hold: a broken \
+         register; nothing was popped and no snapshot written"
+    )]
+    RecordWords { words: u32, max: u32 },
     /// A per-switch register the readout reads again (MODE) holds a value the block cannot.
     #[error(transparent)]
     Block(#[from] BlockError),

@@ -18,7 +18,9 @@ use smartnic_driver::contract::regs::{block_type, crc, per_switch as ps};
 use smartnic_driver::contract::snapshot::source;
 use smartnic_driver::contract::wire::record::{to_words, InflatedRecord, Record};
 use smartnic_driver::emulated::EmulatedNic;
-use smartnic_driver::readout::{min_reads, read_snapshot, ReadoutConfig, ReadoutError, FIXED_READS};
+use smartnic_driver::readout::{
+    min_reads, read_snapshot, ReadoutConfig, ReadoutError, FIXED_READS, MAX_RECORD_WORDS,
+};
 use smartnic_driver::snapshot::{PerSwitchSection, Snapshot};
 use std::time::Duration;
 
@@ -349,6 +351,34 @@ fn a_zero_record_header_stops_the_drain() {
     assert!(matches!(&e, ReadoutError::RecordStream { offset: 28, .. }), "{e}");
     assert!(e.to_string().contains("a record header announcing 0 words"), "{e}");
     assert_eq!(nic.record_words(), 1, "the words after the damage stay in the device");
+}
+
+/// A RECORD_WORDS no buffer can hold is refused before any pop (a register stuck at a
+/// large value would otherwise cost billions of reads).
+#[test]
+fn an_impossible_record_count_is_refused_before_any_pop() {
+    struct Stuck<'a>(&'a mut EmulatedNic, u32);
+    impl RegisterAccess for Stuck<'_> {
+        fn bar_size(&self) -> u64 {
+            self.0.bar_size()
+        }
+        fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+            match offset == self.1 {
+                true => Ok(MAX_RECORD_WORDS + 1),
+                false => self.0.read32(offset),
+            }
+        }
+        fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+            self.0.write32(offset, value)
+        }
+    }
+    let (mut nic, map) = device();
+    nic.push_record(&inflated(1));
+    let at = base(&nic) + ps::RECORD_WORDS;
+    let e = read_snapshot(&mut Stuck(&mut nic, at), &map, &cfg()).unwrap_err();
+    assert!(matches!(e, ReadoutError::RecordWords { words: 65536, max: 65535 }), "{e}");
+    assert!(e.to_string().starts_with("RECORD_WORDS reads 65536, more than the 65535"), "{e}");
+    assert_eq!(nic.record_words(), 7, "nothing popped");
 }
 
 /// A latency or table word wider than its cell fails naming the window, before the record

@@ -37,6 +37,11 @@ pub(super) fn read_misses<A: RegisterAccess + ?Sized>(
     Ok(map.per_switch.as_ref().map(|p| d.read32(p.base + TABLE_MISSES)).transpose()?)
 }
 
+/// The most words RECORD_WORDS may announce: a larger count is a broken register, refused
+/// before any pop (trusting it would mean billions of reads). The record buffer's count is
+/// 16 bits wide and its buffer far smaller.
+pub const MAX_RECORD_WORDS: u32 = u16::MAX as u32;
+
 /// What the drain took from the record stream.
 pub(super) struct Drained {
     pub stream: Vec<u8>,
@@ -96,6 +101,9 @@ fn drain_records<A: RegisterAccess + ?Sized>(
     epoch: u32,
 ) -> Result<Drained, ReadoutError> {
     let n = d.read32_live(base + RECORD_WORDS)?;
+    if n > MAX_RECORD_WORDS {
+        return Err(ReadoutError::RecordWords { words: n, max: MAX_RECORD_WORDS });
+    }
     let mut words = Vec::with_capacity(n.min(1 << 16) as usize);
     let mut left = 0u32;
     for _ in 0..n {
