@@ -547,3 +547,35 @@ fn a_register_the_device_does_not_keep_is_named() {
         format!("per-switch TABLE_THRESHOLD at {reg:#x}: wrote 0x63, the device kept 0x2ee")
     );
 }
+
+/// The NIC's default geometry with the per-switch half: one read per window word (the flow
+/// sketches' 385,024 plus 131,072 latency and 12,288 table words), the 11 fixed reads, the
+/// half's 6, and one per record word drained.
+#[test]
+fn default_geometry_costs_one_read_per_word_plus_seventeen_and_the_records() {
+    let (t, s, p) =
+        (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default(), PerSwitchGeometry::nic_default());
+    let mut nic = EmulatedNic::with_per_switch(FW, &t, &s, &p);
+    nic.latency = 0;
+    let map = DeviceMap::discover(&mut nic).unwrap();
+    (1..=10).for_each(|n| nic.push_record(&inflated(n)));
+    let (snap, stats) = read_snapshot(&mut nic, &map, &cfg()).unwrap();
+    let flow_words = (1 << 16) + (1 << 15) + (1 << 14) + 3 * 8192 * 11;
+    let half_words = 2 * ((1 << 15) + (1 << 14) + (1 << 14)) + 2 * 512 * 12;
+    assert_eq!((half_words, stats.window_words), (143_360, 528_384));
+    assert_eq!(stats.window_words, flow_words + half_words);
+    assert_eq!(min_reads(&map), 528_401);
+    assert_eq!((stats.record_words, stats.reads), (70, 528_471));
+    assert_eq!(stats.mmio_time(Duration::from_micros(1)), Duration::from_micros(528_471));
+    let packed: Vec<usize> = snap
+        .per_switch
+        .iter()
+        .map(|s| match s {
+            PerSwitchSection::LatencyTower { arrays, .. } => arrays.iter().map(Vec::len).sum(),
+            PerSwitchSection::KeyTable { ways, .. } => ways.iter().map(Vec::len).sum(),
+            PerSwitchSection::Records { stream } => stream.len(),
+        })
+        .collect();
+    // 2^15 x 32 + 2 x 2^14 x (48, 64) bits; 2 x 512 slots of 366 bits; 10 records of 28 bytes.
+    assert_eq!(packed, [131_072 + 98_304 + 131_072, 2 * 23_424, 280]);
+}
