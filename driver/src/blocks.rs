@@ -371,8 +371,11 @@ impl DeviceMap {
             let c = &p.config;
             let _ = writeln!(
                 s,
-                "{:#07x}  per-switch mode {:?}, inflate threshold {:#x}, table threshold {}",
-                p.base, c.mode, c.inflate_threshold, c.table_threshold
+                "{:#07x}  per-switch mode {}, inflate threshold {:#x}, table threshold {}",
+                p.base,
+                c.mode.name(),
+                c.inflate_threshold,
+                c.table_threshold
             );
         }
         s

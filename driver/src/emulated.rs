@@ -152,8 +152,9 @@ impl EmulatedNic {
         &self.layout
     }
 
-    /// Number of TowerSketch windows; window `i >= tower_arrays()` is SuMax array
-    /// `i - tower_arrays()`.
+    /// Number of TowerSketch windows; the SuMax arrays' windows follow them, then (with
+    /// the per-switch half) [`latency_window`](Self::latency_window) and
+    /// [`table_window`](Self::table_window).
     pub fn tower_arrays(&self) -> usize {
         self.layout.tower_windows.len()
     }

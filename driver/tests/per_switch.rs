@@ -194,7 +194,7 @@ fn discovery_reads_the_per_switch_block_and_its_windows() {
     let d = map.describe();
     assert!(d.contains("per-switch   type 0x534e0040"), "{d}");
     assert!(d.contains("per-switch table way 1 window, 192 bytes"), "{d}");
-    assert!(d.contains("per-switch mode Cm, inflate threshold"), "{d}");
+    assert!(d.contains("per-switch mode cm, inflate threshold"), "{d}");
 }
 
 /// A full readout: the latency tower (largest values of every width included), the table
