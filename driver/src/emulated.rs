@@ -26,8 +26,9 @@
 //! With the per-switch half ([`EmulatedNic::with_per_switch`], from
 //! `smartnic_contract::regs::per_switch`): the latency and table windows have two banks like
 //! the others, and so does TABLE_MISSES (it reads the idle bank's; a swap exchanges, a clear
-//! zeroes it). MODE, INFLATE_THRESHOLD (its low `THRESHOLD_BITS` bits) and TABLE_THRESHOLD
-//! are read/write, with the hardware's reset values. The record stream is a FIFO of words
+//! zeroes it). MODE (0 or 2; other values are ignored), INFLATE_THRESHOLD (its low
+//! `THRESHOLD_BITS` bits) and TABLE_THRESHOLD are read/write, with the hardware's reset
+//! values. The record stream is a FIFO of words
 //! a test pushes whole records into: RECORD_WORDS reads its length, RECORD_POP its head word
 //! and removes it (0 and nothing removed when empty), RECORD_DROPPED the records refused
 //! because they did not fit the buffer.
@@ -337,11 +338,14 @@ impl EmulatedNic {
         })
     }
 
-    /// Writes to the per-switch block's read/write registers (INFLATE_THRESHOLD keeps its
-    /// low bits, as the hardware's register); false for any other offset.
+    /// Writes to the per-switch block's read/write registers, as the hardware's register
+    /// file takes them: MODE only 0 (CM) or 2 (ACU), any other value ignored;
+    /// INFLATE_THRESHOLD its low `THRESHOLD_BITS` bits. False for any other offset.
     fn per_switch_write(&mut self, offset: u32, value: u32) -> bool {
         let Some(p) = &self.per_switch else { return false };
+        let modes = [InsertMode::Cm as u32, InsertMode::Acu as u32];
         let kept = match offset.checked_sub(p.base) {
+            Some(per_switch::MODE) if !modes.contains(&value) => return true,
             Some(per_switch::MODE | per_switch::TABLE_THRESHOLD) => value,
             Some(per_switch::INFLATE_THRESHOLD) => value & ((1 << per_switch::THRESHOLD_BITS) - 1),
             _ => return false,
@@ -453,6 +457,27 @@ mod tests {
         while n.read32(e + epoch::STATUS).unwrap() != 0 {}
         assert_eq!(n.idle(0), &[0; 8]);
         assert_eq!((n.sequence(), n.idle_packets()), (2, 0));
+    }
+
+    /// The per-switch registers keep what the hardware's register file keeps.
+    #[test]
+    fn per_switch_registers_keep_what_the_hardware_keeps() {
+        let p = PerSwitchGeometry {
+            latency: smartnic_contract::per_switch::LatencyTowerGeometry::from_cells(&[(8, 16, 4)], 0),
+            table: smartnic_contract::per_switch::KeyTableGeometry::with_capacity(2),
+        };
+        let (t, s) = (TowerGeometry::from_widths_depths(&[(8, 8)]), SuMaxGeometry::with_depth(1, 2));
+        let mut n = EmulatedNic::with_per_switch(FirmwareInfo::default(), &t, &s, &p);
+        let b = n.layout().block(block_type::PER_SWITCH).unwrap().base;
+        n.write32(b + per_switch::MODE, 2).unwrap();
+        n.write32(b + per_switch::MODE, 1).unwrap();
+        assert_eq!(n.read32(b + per_switch::MODE).unwrap(), 2, "CU is not a mode of the half");
+        n.write32(b + per_switch::INFLATE_THRESHOLD, u32::MAX).unwrap();
+        assert_eq!(n.read32(b + per_switch::INFLATE_THRESHOLD).unwrap(), (1 << 22) - 1);
+        n.write32(b + per_switch::TABLE_THRESHOLD, u32::MAX).unwrap();
+        assert_eq!(n.read32(b + per_switch::TABLE_THRESHOLD).unwrap(), u32::MAX);
+        n.write32(b + per_switch::TABLE_MISSES, 9).unwrap();
+        assert_eq!(n.read32(b + per_switch::TABLE_MISSES).unwrap(), 0, "read-only");
     }
 
     #[test]
