@@ -3,8 +3,8 @@
 //! the board geometry, adversarial repeats (every packet repeats one of the previous 1..16
 //! flows) at tiny depths, saturation of every counter width, bubbles, and per-packet mode
 //! switches. Every run also checks one packet per clock (`in_ready` never drops, the last
-//! packet completes `LATENCY` clocks after it entered), and, for ACU packets, the pipeline's
-//! `estimate` against `Tower::query` after the insert.
+//! packet completes `LATENCY` clocks after it entered) and, for every packet of either mode,
+//! the pipeline's `estimate` against `Tower::query` right after its insert.
 use smartnic::sketch::tower::Tower;
 use smartnic::trace::gen::zipf_sizes;
 use smartnic_contract::geometry::{InsertMode, TowerGeometry};
@@ -50,9 +50,8 @@ impl Reference {
             &self.cm
         }
     }
-    /// Inserts one packet; for ACU returns the expected `estimate` (None = every counter
-    /// overflowed, `estimate_inf`).
-    fn insert(&mut self, key: &FlowKey, acu: bool) -> Option<u64> {
+    /// Inserts one packet in its mode and returns what its `done` row must show.
+    fn insert(&mut self, key: &FlowKey, acu: bool) -> Expect {
         if acu != self.acu_now {
             let (from, to) = if acu { (&self.cm, &mut self.acu) } else { (&self.acu, &mut self.cm) };
             for a in 0..ARRAYS {
@@ -60,17 +59,42 @@ impl Reference {
             }
             self.acu_now = acu;
         }
-        if acu {
-            self.acu.insert(key);
-            let idx = self.acu.indices(key);
-            let g = self.acu.geometry();
-            let all_overflowed = (0..ARRAYS).all(|a| self.acu.counter(a, idx[a]) == g.arrays[a].marker());
-            (!all_overflowed).then(|| self.acu.query(key))
-        } else {
-            self.cm.insert(key);
-            None
+        let t = if acu { &mut self.acu } else { &mut self.cm };
+        t.insert(key);
+        let idx = t.indices(key);
+        let g = t.geometry();
+        let overflowed = |a: usize| t.counter(a, idx[a]) == g.arrays[a].marker();
+        let last = ARRAYS - 1;
+        Expect {
+            acu,
+            estimate: (!(0..ARRAYS).all(overflowed)).then(|| t.query(key)),
+            last_array: (!overflowed(last)).then(|| t.counter(last, idx[last]) as u64),
         }
     }
+}
+
+/// What one packet's `done` row must show.
+#[derive(Clone, Copy, Debug)]
+struct Expect {
+    acu: bool,
+    /// `Tower::query` right after the packet's insert (None = every counter of the flow
+    /// overflowed: `estimate_inf`).
+    estimate: Option<u64>,
+    /// The flow's counter in the last array after the insert (None = overflowed): a CM
+    /// packet whose estimate differs from it tells a minimum over the arrays from the last
+    /// array alone.
+    last_array: Option<u64>,
+}
+
+/// How many estimates a rig checked, by the packet's mode and by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Checked {
+    cm: u64,
+    acu: u64,
+    /// of which `estimate_inf` (every counter of the flow overflowed)
+    inf: u64,
+    /// CM packets whose estimate is not the last array's counter
+    cm_not_last: u64,
 }
 
 /// A pipeline model with its ports and the reference.
@@ -80,12 +104,12 @@ struct Rig {
     reference: Reference,
     inputs: Vec<PortId>,
     outputs: Vec<PortId>,
-    /// Expected `estimate` of every packet sent and not yet `done` (None for CM packets,
-    /// Some(None) for ACU packets with every counter overflowed).
-    pending: std::collections::VecDeque<Option<Option<u64>>>,
+    /// Mode and expected `estimate` of every packet sent and not yet `done` (None: every
+    /// counter overflowed).
+    pending: std::collections::VecDeque<Expect>,
     sent: u64,
     done: u64,
-    estimates_checked: u64,
+    checked: Checked,
 }
 
 const IN_ROW: usize = 4 + 1 + 1 + 3;
@@ -122,7 +146,7 @@ impl Rig {
             pending: Default::default(),
             sent: 0,
             done: 0,
-            estimates_checked: 0,
+            checked: Checked::default(),
         };
         rig.m.reset(2);
         rig
@@ -153,7 +177,7 @@ impl Rig {
 
     /// Streams `slots` one per clock (in chunks), feeding the reference in the same order,
     /// and checks every output row: `in_ready` always 1, `done` once per packet in order,
-    /// ACU estimates. Returns the clocks spent.
+    /// every packet's estimate. Returns the clocks spent.
     fn run(&mut self, slots: &[Slot]) -> u64 {
         let start = self.m.cycles();
         for chunk in slots.chunks(1 << 18) {
@@ -165,7 +189,7 @@ impl Rig {
                         rows.extend((0..4).map(|i| (v >> (32 * i)) as u32));
                         rows.extend([1, *acu as u32, 0, 0, 0]);
                         let estimate = self.reference.insert(k, *acu);
-                        self.pending.push_back(acu.then_some(estimate));
+                        self.pending.push_back(estimate);
                         self.sent += 1;
                     }
                     None => rows.extend([0u32; IN_ROW]),
@@ -186,16 +210,26 @@ impl Rig {
         if row[1] == 1 {
             let want = self.pending.pop_front().expect("done without a packet in flight");
             self.done += 1;
-            if let Some(est) = want {
-                match est {
-                    Some(q) => {
-                        assert_eq!((row[2], row[3] as u64), (0, q), "estimate of packet {}", self.done)
-                    }
-                    None => assert_eq!(row[2], 1, "estimate_inf of packet {}", self.done),
+            let mode = if want.acu { "ACU" } else { "CM" };
+            match want.estimate {
+                Some(q) => {
+                    assert_eq!((row[2], row[3] as u64), (0, q), "estimate of packet {} ({mode})", self.done)
                 }
-                self.estimates_checked += 1;
+                None => assert_eq!(row[2], 1, "estimate_inf of packet {} ({mode})", self.done),
             }
+            self.count_checked(&want);
         }
+    }
+
+    fn count_checked(&mut self, e: &Expect) {
+        let c = &mut self.checked;
+        if e.acu {
+            c.acu += 1;
+        } else {
+            c.cm += 1;
+            c.cm_not_last += (e.estimate != e.last_array) as u64;
+        }
+        c.inf += e.estimate.is_none() as u64;
     }
 
     /// Bubbles until the pipeline is idle (at most LATENCY clocks), then compares every
@@ -224,12 +258,25 @@ impl Rig {
                 nonzero += (want != 0) as u64;
             }
         }
+        let c = self.checked;
+        assert_eq!(c.cm + c.acu, self.done, "{what}: every packet's estimate checked");
         eprintln!(
-            "{what}: {} packets, {} ACU estimates checked, all {} counters equal ({nonzero} non-zero)",
+            "{what}: {} packets, estimates checked: {} CM ({} not the last array's counter) + {} ACU, {} \
+             estimate_inf; all {} counters equal ({nonzero} non-zero)",
             self.sent,
-            self.estimates_checked,
+            c.cm,
+            c.cm_not_last,
+            c.acu,
+            c.inf,
             depths.iter().sum::<u32>()
         );
+    }
+
+    /// The estimates checked so far cover CM packets (with one below the last array's
+    /// counter, which the omega chain alone would give) iff `cm`, and ACU packets iff `acu`.
+    fn assert_modes_seen(&self, what: &str, cm: bool, acu: bool) {
+        let c = self.checked;
+        assert_eq!((c.cm > 0, c.cm_not_last > 0, c.acu > 0), (cm, cm, acu), "{what}: {c:?}");
     }
 
     /// Counters of `array` equal to the overflow marker.
@@ -326,11 +373,28 @@ fn zipf_1m_board_geometry_cm_and_acu() {
         run_and_compare(&mut rig, &slots, what);
         // The heavy flows overflow 8-bit counters in array 0.
         assert!(rig.overflowed(0) > 0, "{what}: no 8-bit counter overflowed");
+        assert!(acu || rig.checked.cm_not_last > 0, "{what}: no estimate below the last array's counter");
+    }
+}
+
+/// A fresh key that shares `key`'s counter in `array` and no other: its estimate must skip
+/// that counter (larger than its own count, or overflowed by `key`).
+fn shadow(t: &Tower, key: &FlowKey, array: usize, rng: &mut KeyStream) -> FlowKey {
+    let want = t.indices(key);
+    loop {
+        let k = rng.next_key();
+        let idx = t.indices(&k);
+        if (0..ARRAYS).all(|a| (idx[a] == want[a]) == (a == array)) {
+            return k;
+        }
     }
 }
 
 /// Board geometry: one elephant flow per array pushes the 8-bit and 16-bit counters past
-/// their markers while mice collide around it; both modes, back to back and with bubbles.
+/// their markers while mice collide around it; then three shadows of the elephant (each
+/// sharing one of its counters, overflowed or the largest) interleave with it, so the
+/// estimate skips an overflowed or larger counter in every array position. Both modes, back
+/// to back and with bubbles.
 #[test]
 fn saturation_board_geometry() {
     let mut rng = KeyStream::new(99);
@@ -342,11 +406,15 @@ fn saturation_board_geometry() {
     }
     // 70000 * 2/3 elephant packets: past 2^16 - 2 in the 16-bit array only in the second half.
     keys.extend(std::iter::repeat_n(elephant, 30_000));
+    let t = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Cm).unwrap();
+    let shadows: Vec<FlowKey> = (0..ARRAYS).map(|a| shadow(&t, &elephant, a, &mut rng)).collect();
+    keys.extend((0..3_000).map(|n| if n % 2 == 0 { elephant } else { shadows[n / 2 % ARRAYS] }));
     for acu in [false, true] {
         let mut rig = Rig::of_block("tower");
         let what = if acu { "saturation board ACU" } else { "saturation board CM" };
         run_and_compare(&mut rig, &with_bubbles(&keys, |_| acu, 16, 3), what);
         assert!(rig.overflowed(0) >= 1 && rig.overflowed(1) >= 1, "{what}: 8- and 16-bit markers reached");
+        assert!(acu || rig.checked.cm_not_last > 0, "{what}: no estimate below the last array's counter");
     }
 }
 
@@ -363,11 +431,13 @@ fn adversarial_repeats_tiny_depths() {
         run_and_compare(&mut rig, &slots, what);
         // 200k packets on 16 counters: the 8-bit array overflows everywhere touched.
         assert!(rig.overflowed(0) > 0, "{what}");
+        rig.assert_modes_seen(what, mode != 1, mode != 0);
     }
     // Back to back without bubbles, same flows.
     let mut rig = Rig::of_config::<8, 4, 16, 3, 32, 2>(&pairs);
     let slots = with_bubbles(&keys[..50_000], |n| n % 2 == 0, 0, 0);
     run_and_compare(&mut rig, &slots, "adversarial alternating, no bubbles");
+    rig.assert_modes_seen("adversarial alternating", true, true);
 }
 
 /// Narrow counters (2/4/8 bits) saturate within a few packets: markers appear while earlier
@@ -383,12 +453,16 @@ fn saturation_narrow_widths() {
         for a in 0..ARRAYS {
             assert!(rig.overflowed(a) > 0, "{what}: array {a} never saturated");
         }
+        rig.assert_modes_seen(what, mode != 1, mode != 0);
+        assert!(rig.checked.inf > 0, "{what}: no flow with every counter overflowed");
     }
     // Fresh model: a single flow back to back, through every counter value to the marker.
     let mut rig = Rig::of_config::<2, 6, 4, 5, 8, 4>(&pairs);
     let k = KeyStream::new(1).next_key();
     let slots: Vec<Slot> = (0..300).map(|n| Some((k, n % 2 == 0))).collect();
     run_and_compare(&mut rig, &slots, "narrow single flow");
+    assert!(rig.checked.cm > 0 && rig.checked.acu > 0, "narrow single flow: {:?}", rig.checked);
+    assert!(rig.checked.inf > 0, "narrow single flow: the flow never overflowed every counter");
     let idx = rig.reference.tower().indices(&k);
     for (a, ag) in rig.geometry.arrays.iter().enumerate() {
         assert_eq!(rig.reference.tower().counter(a, idx[a]), ag.marker());

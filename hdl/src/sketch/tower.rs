@@ -28,6 +28,27 @@
 //! Latency: [`LATENCY`] = 8 clocks from `key` to the last counter written (the memory
 //! shows it from the next clock on); `packets` counts packets whose last write is done.
 //!
+//! # Estimate
+//!
+//! Beside the omega chain a minimum chain gives every packet, CM or ACU, its flow's estimate
+//! after the packet (`Tower::query` right after `insert`). With `omega_inf = 1` an array's
+//! `omega_out` is its new counter, or INF when that counter overflowed ([`super::counter_rmw`]);
+//! in ACU mode it is the minimum over the arrays so far. Array `i`'s `omega_out` holds the
+//! packet at cycle `5 + i`, so
+//!
+//! | cycle | chain |
+//! |---|---|
+//! | 6 | `m1 = a0.omega_out` (registered) |
+//! | 7 | `m2 = min(m1, a1.omega_out)` (registered) |
+//! | 7 | `estimate = min(m2, a2.omega_out)`, with `done` |
+//!
+//! every `min` skipping INF. In CM mode every array's `omega_out` is its own new counter, so
+//! the chain is the minimum over the non-overflowed counters. In ACU mode array `i`'s
+//! `omega_out` is either its `omega` (array `i - 1`'s `omega_out`) or `v + 1` with
+//! `v < omega`, never above its `omega`: `a2.omega_out <= a1.omega_out <= a0.omega_out`
+//! (INF on top), and the chain gives `a2.omega_out`, the omega chain's output before this
+//! chain existed. The counters never see the chain.
+//!
 //! # Ports
 //!
 //! | port | dir | width | meaning |
@@ -39,7 +60,7 @@
 //! | `packets` | out | 32 | packets fully applied since reset (wraps) |
 //! | `idle` | out | 1 | no packet in flight (readout may start) |
 //! | `done` | out | 1 | a packet's last counter is being written this clock (one per packet, in order) |
-//! | `estimate_inf`, `estimate` | out | 1, 32 | with `done`, for an ACU packet: the running minimum after the last array = the flow's estimate after this packet (`Tower::query` after `insert`; `estimate_inf` = every counter overflowed) |
+//! | `estimate_inf`, `estimate` | out | 1, 32 | with `done`, for a packet of either mode: the minimum of the flow's non-overflowed counters after this packet (`Tower::query` right after `insert`; `estimate_inf` = every counter overflowed) |
 //! | `rd_addr{i}` | in | `Ai` | readout address of array `i` (ignored while a packet passes s0 of array `i`) |
 //! | `rd_data{i}` | out | `Wi` | counter at `rd_addr{i}`, [`READ_LATENCY`] clocks later |
 //!
@@ -52,8 +73,9 @@
 //! beside its index (a 4-flop line: array `i` sees it at its s0, cycle `2 + i`), each
 //! array's forwarding compares (bank, address), and the idle bank's read and write ports
 //! serve the readout and the clear sweep while the active bank takes one packet per clock
-//! ([`super::array`]). The hash units, the staggering and the omega chain are shared by the
-//! banks (two whole pipelines would duplicate the hash units, the bulk of the logic).
+//! ([`super::array`]). The hash units, the staggering and the omega and minimum chains are
+//! shared by the banks (two whole pipelines would duplicate the hash units, the bulk of the
+//! logic).
 use super::array::{self, CounterArray};
 use super::hash_front::HashFront;
 use super::ONE_BANK;
@@ -120,6 +142,14 @@ pub struct TowerPipeline<
     bk: [DFF<Bit>; BANK_TAPS],
     count: DFF<Bits<32>>,
     one: Constant<Bits<32>>,
+    // minimum chain (module docs, Estimate): m1 = array 0's new counter, m2 = min with array 1's
+    m1_inf: DFF<Bit>,
+    m1: DFF<Bits<32>>,
+    m2_inf: DFF<Bit>,
+    m2: DFF<Bits<32>>,
+    // the chain's min takes array 1's (into m2) or array 2's (into estimate) value
+    take1: Signal<Local, Bit>,
+    take2: Signal<Local, Bit>,
 }
 
 /// The board's pipeline, one bank (block `tower`): SketchINT's FPGA geometry (8/16/32-bit
@@ -189,6 +219,12 @@ impl<
             bk: Default::default(),
             count: Default::default(),
             one: Constant::new(1u64.to_bits()),
+            m1_inf: Default::default(),
+            m1: Default::default(),
+            m2_inf: Default::default(),
+            m2: Default::default(),
+            take1: Default::default(),
+            take2: Default::default(),
         })
     }
 }
@@ -205,7 +241,7 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, count);
+        dff_setup!(self, clock, count, m1_inf, m1, m2_inf, m2);
         // Hash units with the indices staggered by one clock per array.
         self.front.clock.next = self.clock.val();
         self.front.reset.next = self.reset.val();
@@ -278,8 +314,28 @@ impl<
         self.packets.next = self.count.q.val();
         self.in_ready.next = true;
         self.done.next = self.a2.done.val();
-        self.estimate_inf.next = self.a2.omega_out_inf.val();
-        self.estimate.next = self.a2.omega_out.val();
+        // Minimum chain: each array's omega_out one clock after the previous array's, INF
+        // (overflowed) never taken over a value.
+        self.m1_inf.d.next = self.a0.omega_out_inf.val();
+        self.m1.d.next = self.a0.omega_out.val();
+        self.take1.next = self.m1_inf.q.val()
+            | (!self.a1.omega_out_inf.val() & (self.a1.omega_out.val() < self.m1.q.val()));
+        if self.take1.val() {
+            self.m2_inf.d.next = self.a1.omega_out_inf.val();
+            self.m2.d.next = self.a1.omega_out.val();
+        } else {
+            self.m2_inf.d.next = self.m1_inf.q.val();
+            self.m2.d.next = self.m1.q.val();
+        }
+        self.take2.next = self.m2_inf.q.val()
+            | (!self.a2.omega_out_inf.val() & (self.a2.omega_out.val() < self.m2.q.val()));
+        if self.take2.val() {
+            self.estimate_inf.next = self.a2.omega_out_inf.val();
+            self.estimate.next = self.a2.omega_out.val();
+        } else {
+            self.estimate_inf.next = self.m2_inf.q.val();
+            self.estimate.next = self.m2.q.val();
+        }
         self.idle.next = !(self.front.busy.val()
             | self.a0.busy.val()
             | self.a0.done.val()
