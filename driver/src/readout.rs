@@ -237,7 +237,7 @@ fn run<A: RegisterAccess + ?Sized>(
             per_switch: Vec::new(),
         };
         if let (Some(p), Some(misses)) = (&map.per_switch, misses) {
-            let (sections, drained) = per_switch::sections(d, map, p, packed.latency, packed.table, misses)?;
+            let (sections, drained) = per_switch::sections(d, e, p, packed.latency, packed.table, misses)?;
             snap.per_switch = sections;
             stats.record_words = drained.words;
             stats.records_dropped = Some(drained.dropped);

@@ -42,19 +42,20 @@ pub(super) fn read_misses<A: RegisterAccess + ?Sized>(
 /// 16 bits wide and its buffer far smaller.
 pub const MAX_RECORD_WORDS: u32 = u16::MAX as u32;
 
-/// What the drain took from the record stream.
+/// What the drain took from the record stream, besides its bytes.
 pub(super) struct Drained {
-    pub stream: Vec<u8>,
+    /// Words popped.
     pub words: u64,
+    /// RECORD_DROPPED after the drain.
     pub dropped: u32,
 }
 
 /// The per-switch sections of a readout whose pass succeeded: the latency tower and the
 /// key table from their packed windows, then the record stream drained. `latency` and
-/// `table` hold the packed windows in order.
+/// `table` hold the packed windows in order; `epoch` is the epoch block's base.
 pub(super) fn sections<A: RegisterAccess + ?Sized>(
     d: &mut A,
-    map: &DeviceMap,
+    epoch: u32,
     p: &PerSwitchBlock,
     latency: Vec<Vec<u8>>,
     table: Vec<Vec<u8>>,
@@ -62,7 +63,7 @@ pub(super) fn sections<A: RegisterAccess + ?Sized>(
 ) -> Result<(Vec<PerSwitchSection>, Drained), ReadoutError> {
     let mode = read_mode(d, p.base)?;
     let threshold = d.read32(p.base + TABLE_THRESHOLD)?;
-    let drained = drain_records(d, p.base, map.epoch)?;
+    let (stream, drained) = drain_records(d, p.base, epoch)?;
     let g = &p.geometry;
     let sections = vec![
         PerSwitchSection::LatencyTower { geometry: g.latency.clone(), mode, arrays: latency },
@@ -72,7 +73,7 @@ pub(super) fn sections<A: RegisterAccess + ?Sized>(
             misses: misses as u64,
             ways: table,
         },
-        PerSwitchSection::Records { stream: drained.stream.clone() },
+        PerSwitchSection::Records { stream },
     ];
     Ok((sections, drained))
 }
@@ -99,7 +100,7 @@ fn drain_records<A: RegisterAccess + ?Sized>(
     d: &mut A,
     base: u32,
     epoch: u32,
-) -> Result<Drained, ReadoutError> {
+) -> Result<(Vec<u8>, Drained), ReadoutError> {
     let n = d.read32_live(base + RECORD_WORDS)?;
     if n > MAX_RECORD_WORDS {
         return Err(ReadoutError::RecordWords { words: n, max: MAX_RECORD_WORDS });
@@ -124,7 +125,7 @@ fn drain_records<A: RegisterAccess + ?Sized>(
     if let (_, Some((at, e))) = parse_stream(&stream) {
         return Err(damaged(stream, at, n, e.to_string()));
     }
-    Ok(Drained { stream, words: n as u64, dropped })
+    Ok((stream, Drained { words: n as u64, dropped }))
 }
 
 fn damaged(stream: Vec<u8>, offset: usize, announced: u32, what: String) -> ReadoutError {
