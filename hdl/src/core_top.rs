@@ -1,7 +1,8 @@
 //! `core`: the NIC core top, one Verilog module: the 10G MAC's AXI-Stream in, the packet
-//! parser, the two-bank TowerSketch and the two-bank SuMax under one epoch engine, the
-//! statistics counters and the AXI4-Lite register file whose readout windows are answered
-//! by the idle banks.
+//! parser, the two-bank TowerSketch, the two-bank SuMax and the per-switch half (latency
+//! tower, inflated-latency records, flow-key table) under one epoch engine, the statistics
+//! counters and the AXI4-Lite register file whose readout windows are answered by the idle
+//! banks.
 //!
 //! # Datapath
 //!
@@ -12,6 +13,9 @@
 //!                  |                      |  delay -> DelayBin (7) --> 7-deep key/t/bank line --> SuMax (2 banks)
 //!                  +-> frames / ip_packets / non_ip / malformed, bytes       ^ swap/clear/acu, ro_* = window port
 //!                                 `-------------> RegisterFile <-------------'
+//!   beats, descriptor --(+1 flop)--> PerSwitchHalf (serializer -> latency tower -> check -> records)
+//!                                        | path, key, bank (7-deep line)
+//!                                        `-> KeyTable <- the flow tower's estimate at `done`
 //! ```
 //!
 //! - **Parser** ([`crate::parser::Parser`]): one descriptor per frame, `tready` constant 1
@@ -25,6 +29,17 @@
 //!   [`CORE_DRAIN`] = 15 (SuMax's last write), its clear sweep (2^AM clocks) drives both
 //!   sketches' clear ports, and the idle bank (`!active_bank`) is both sketches' read bank.
 //!   Non-IP and malformed frames are only counted.
+//! - **Per-switch half** ([`PerSwitchHalf`]): the beats and every descriptor reach it one
+//!   clock late (the `bt_*`/`ing_*` flops), so it sees the parser's timing shifted by the
+//!   ingress flop and takes, for each packet, the bank and EPOCH the flow sketches take in
+//!   the same clock: a swap never splits a packet's hops from its flow counters. Its hops
+//!   land at most [`HALF_DRAIN`] = 25 clocks after ingress (the serializer's 17-clock bound
+//!   plus the latency tower's 8), which is now the engine's drain ([`CORE_DRAIN`]).
+//! - **Flow-key table** ([`KeyTable`]): each IP packet at the flow tower's `done`, with the
+//!   tower's estimate after its insertion and its key, bank, hop count and path (the
+//!   serializer's `x_path` in the ingress clock) from a 7-deep line beside the tower; last
+//!   write [`TABLE_DRAIN`] = 13 clocks after ingress. Both banks cleared by the engine's
+//!   sweep; TABLE_MISSES reads the idle bank's misses.
 //! - **Statistics** (contract `regs::stats`): `frames`, `sketched` (= the parser's IP
 //!   count: exactly the packets that enter the sketch), `non_ip`, `malformed` from the
 //!   parser, so `sketched + non_ip + malformed = frames` on every clock; `bytes` = the sum of
@@ -37,7 +52,12 @@
 //!   tower arrays (`s < 3`, answer after [`tower_window::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
 //!   reads word `k = bucket * cells + cell` of array `i`'s idle bank: [`CellIndex`] (divide
 //!   by the constant `cells` = 11 by a reciprocal multiply, 3 clocks), the arrays' read port
-//!   (3), the window's array registered (1): answer after [`SW_LATENCY`] = 7 clocks.
+//!   (3), the window's array registered (1): answer after [`SW_LATENCY`] = 7 clocks. A
+//!   latency window `s = 6 + i` reads bucket `k >> 1` of array `i` (count for even `k`, sum
+//!   for odd) from the idle bank: answer after [`LW_LATENCY`] = 3. A table window
+//!   `s = 9 + w` reads word `k mod 12` of slot `k / 12` of way `w` ([`CellIndex`] by 12): answer
+//!   after [`TW_LATENCY`] = 6. The per-switch block's MODE and thresholds drive the half and
+//!   the table; RECORD_POP pops the record buffer.
 //!
 //! # Ports
 //!
@@ -52,6 +72,7 @@
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet running-minimum estimate at its last write (`done`) |
 //! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
+//! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never, by its bound; the tests assert it) |
 //!
 //! Latency: last beat of a frame -> descriptor (parser) -> +1 ingress flop -> tower; both
 //! sketches' counters are final [`CORE_DRAIN`] clocks after the tower ingress.
@@ -59,6 +80,10 @@ use crate::arith::delay_bin::{self, DelayBin};
 use crate::arith::Widen;
 use crate::nic::*;
 use crate::parser::Parser;
+use crate::per_switch::half::PerSwitchHalf;
+use crate::per_switch::hop_serializer::{self, PATH_BITS};
+use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
+use crate::per_switch::latency_tower;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
 use crate::sketch::epoch::EpochEngine;
@@ -69,6 +94,7 @@ use crate::sketch::{Sink, TWO_BANKS};
 use rust_hdl::prelude::*;
 use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
+use smartnic_contract::per_switch::PerSwitchGeometry;
 
 /// The core (see the module docs): the board's configuration, every width and address
 /// size a named constant of [`crate::nic`] (`TOWER_*`, `SUMAX_*`, `REGS_*`) rather than a
@@ -102,6 +128,7 @@ pub struct Core {
     pub sm_size: Signal<Out, Bits<32>>,
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
+    pub hop_lost: Signal<Out, Bit>,
     parser: Parser,
     engine: EpochEngine<TOWER_AM>,
     tower: TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TWO_BANKS>,
@@ -131,8 +158,38 @@ pub struct Core {
     sink_tower_packets: Sink<32>,
     // The descriptor's hop count and shim position: the per-switch half's inputs, not
     // wired into the core yet.
-    sink_hops: Sink<5>,
-    sink_sc: Sink<2>,
+    // The per-switch half and the flow-key table.
+    ps: PerSwitchHalf,
+    key_table: KeyTable<TABLE_A>,
+    // The beats and the descriptor one clock late, so the half sees the parser's timing
+    // shifted by the ingress flop and takes the bank and epoch the flow sketches take.
+    bt_data: DFF<Bits<64>>,
+    bt_valid: DFF<Bit>,
+    bt_last: DFF<Bit>,
+    ing_desc: DFF<Bit>,
+    ing_hops: DFF<Bits<5>>,
+    ing_sc: DFF<Bits<2>>,
+    // Beside the flow tower, for the table (tap j = ingress j + 1 clocks ago).
+    kt_key: [DFF<Bits<104>>; KT_WAIT],
+    kt_bank: [DFF<Bit>; KT_WAIT],
+    kt_hops: [DFF<Bits<HOPS_BITS>>; KT_WAIT],
+    kt_path: [DFF<Bits<PATH_BITS>>; KT_WAIT],
+    // Latency windows: request line, answer.
+    lw_v: [DFF<Bit>; LW_LATENCY],
+    lw_q: DFF<Bits<32>>,
+    w_c0: Widen<32, 8>,
+    w_s0: Widen<32, 24>,
+    w_c1: Widen<32, 16>,
+    // Table windows: word k -> (slot, word), the way's read, answer.
+    tidx: CellIndex<REGS_IW, TABLE_A>,
+    tw_v: [DFF<Bit>; TW_LATENCY],
+    tw_q: DFF<Bits<32>>,
+    sm_req: Signal<Local, Bit>,
+    lat_req: Signal<Local, Bit>,
+    tbl_req: Signal<Local, Bit>,
+    lat_sel: [Constant<Bits<SEL_BITS>>; 3],
+    tbl_sel: [Constant<Bits<SEL_BITS>>; 2],
+    sels_end: Constant<Bits<SEL_BITS>>,
     bytes: DFF<Bits<64>>,
     // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
     // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
@@ -151,10 +208,34 @@ pub struct Core {
 pub const SM_DELAY: usize = delay_bin::LATENCY;
 /// The engine's swap drain: the later of the tower's and SuMax's last writes.
 pub const CORE_DRAIN: usize =
-    if SM_DELAY + sumax::LATENCY > tower::LATENCY { SM_DELAY + sumax::LATENCY } else { tower::LATENCY };
+    max(max(SM_DELAY + sumax::LATENCY, tower::LATENCY), max(HALF_DRAIN, TABLE_DRAIN));
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+// The literal taps of `update` (`#[hdl_gen]` reads indices from their text).
+const _: () = assert!(KT_WAIT == 7 && LW_LATENCY == 3 && TW_LATENCY == 6);
 /// Clocks from a SuMax window request to its answer: (bucket, cell), the array read, the
 /// array select register.
 pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
+/// Clocks from a latency window request to its answer: the arrays' read, the answer register.
+pub const LW_LATENCY: usize = latency_tower::READ_LATENCY + 1;
+/// Clocks from a table window request to its answer: (slot, word), the way's read, the
+/// answer register.
+pub const TW_LATENCY: usize = CELL_INDEX_LATENCY + key_table::READ_LATENCY + 1;
+/// Clocks from a packet's ingress to the flow tower's `done`, where the table takes it.
+pub const KT_WAIT: usize = tower::LATENCY - 1;
+/// The per-switch half's last write after ingress, plus one: a hop leaves the serializer
+/// at most `MAX_WAIT` clocks after its descriptor, then the latency tower's latency.
+pub const HALF_DRAIN: usize = hop_serializer::MAX_WAIT + latency_tower::LATENCY;
+/// The table's last write after ingress, plus one: it takes the packet at the flow
+/// tower's `done`.
+pub const TABLE_DRAIN: usize = KT_WAIT + key_table::LATENCY;
 
 /// The board's core: SketchINT's FPGA tower (two banks), the NIC SuMax (two banks), the
 /// default register map (the name the simulator and tests use).
@@ -179,6 +260,11 @@ impl Core {
             ));
         }
         let regs = RegisterFile::new(map)?;
+        let ps_geometry = PerSwitchGeometry::nic_default();
+        if map.layout.per_switch.as_ref() != Some(&ps_geometry) {
+            return Err("the map's per-switch block is not the NIC's per-switch geometry".into());
+        }
+        let table = KeyTable::new(&ps_geometry.table)?;
         if map.layout.tower_windows.len() != tower.arrays.len() {
             return Err(format!(
                 "the map has {} tower windows, the tower {} arrays",
@@ -210,6 +296,7 @@ impl Core {
             sm_size: Default::default(),
             sm_delay_inf: Default::default(),
             sm_delay: Default::default(),
+            hop_lost: Default::default(),
             parser: Parser::new(),
             engine: EpochEngine::new(CORE_DRAIN),
             tower: t,
@@ -234,8 +321,36 @@ impl Core {
             sink_clr: Default::default(),
             sink_packets: Default::default(),
             sink_tower_packets: Default::default(),
-            sink_hops: Default::default(),
-            sink_sc: Default::default(),
+            ps: PerSwitchHalf::new()?,
+            key_table: table,
+            bt_data: Default::default(),
+            bt_valid: Default::default(),
+            bt_last: Default::default(),
+            ing_desc: Default::default(),
+            ing_hops: Default::default(),
+            ing_sc: Default::default(),
+            kt_key: Default::default(),
+            kt_bank: Default::default(),
+            kt_hops: Default::default(),
+            kt_path: std::array::from_fn(|_| Default::default()),
+            lw_v: Default::default(),
+            lw_q: Default::default(),
+            w_c0: Default::default(),
+            w_s0: Default::default(),
+            w_c1: Default::default(),
+            tidx: CellIndex::new(smartnic_contract::regs::per_switch::SLOT_WORDS),
+            tw_v: Default::default(),
+            tw_q: Default::default(),
+            sm_req: Default::default(),
+            lat_req: Default::default(),
+            tbl_req: Default::default(),
+            lat_sel: std::array::from_fn(|i| {
+                Constant::new(((TOWER_ARRAYS + SUMAX_ARRAYS + i) as u64).to_bits())
+            }),
+            tbl_sel: std::array::from_fn(|i| {
+                Constant::new(((TOWER_ARRAYS + SUMAX_ARRAYS + LAT_ARRAYS + i) as u64).to_bits())
+            }),
+            sels_end: Constant::new((REGS_NW as u64).to_bits()),
             bytes: Default::default(),
             len64: Default::default(),
             class_ip: Constant::new(1u64.to_bits()),
@@ -286,7 +401,10 @@ pub const WINDOW_LATENCY: usize = tower_window::RO_LATENCY;
 impl Logic for Core {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ing_valid, ing_key, ing_t, ing_delay, sw_q, bytes);
+        dff_setup!(
+            self, clock, ing_valid, ing_key, ing_t, ing_delay, sw_q, bytes, bt_data, bt_valid, bt_last,
+            ing_desc, ing_hops, ing_sc, lw_q, tw_q
+        );
         // Parser.
         self.parser.clock.next = self.clock.val();
         self.parser.reset.next = self.reset.val();
@@ -298,8 +416,13 @@ impl Logic for Core {
         self.parser.now.next = self.now.val();
         self.tready.next = self.parser.tready.val() & self.tower.in_ready.val() & self.sumax.in_ready.val();
         self.sink_ts.x.next = self.parser.d_ts.val();
-        self.sink_hops.x.next = self.parser.d_hops.val();
-        self.sink_sc.x.next = self.parser.d_sc.val();
+        // The half's inputs one clock late: beats, every descriptor, its hops and shim.
+        self.bt_data.d.next = self.tdata.val();
+        self.bt_valid.d.next = self.tvalid.val() & !self.reset.val();
+        self.bt_last.d.next = self.tlast.val();
+        self.ing_desc.d.next = self.parser.d_valid.val() & !self.reset.val();
+        self.ing_hops.d.next = self.parser.d_hops.val();
+        self.ing_sc.d.next = self.parser.d_sc.val();
         // Sketch ingress: IP descriptors only.
         self.ing_valid.d.next = self.parser.d_valid.val()
             & (self.parser.d_class.val() == self.class_ip.val())
@@ -345,6 +468,11 @@ impl Logic for Core {
         self.window.clock.next = self.clock.val();
         self.window.reset.next = self.reset.val();
         self.tower_req.next = self.regs.win_sel.val() < self.tower_sels.val();
+        self.sm_req.next = !self.tower_req.val() & (self.regs.win_sel.val() < self.lat_sel[0].val());
+        self.lat_req.next = (self.regs.win_sel.val() >= self.lat_sel[0].val())
+            & (self.regs.win_sel.val() < self.tbl_sel[0].val());
+        self.tbl_req.next = (self.regs.win_sel.val() >= self.tbl_sel[0].val())
+            & (self.regs.win_sel.val() < self.sels_end.val());
         self.window.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
         if self.regs.win_sel.val() < self.tower_sels.val() {
             self.window.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
@@ -405,7 +533,7 @@ impl Logic for Core {
         self.sumax.rd_addr.next = self.cidx.bucket.val();
         self.sumax.rd_cell.next = self.cidx.cell_no.val();
         self.sw_v[0].clock.next = self.clock.val();
-        self.sw_v[0].d.next = self.regs.win_req.val() & !self.tower_req.val() & !self.reset.val();
+        self.sw_v[0].d.next = self.regs.win_req.val() & self.sm_req.val() & !self.reset.val();
         self.sw_sel[0].clock.next = self.clock.val();
         self.sw_sel[0].d.next = self.regs.win_sel.val();
         for j in 1..SW_LATENCY {
@@ -445,16 +573,134 @@ impl Logic for Core {
         self.regs.clear_busy.next = self.engine.clear_busy.val();
         self.regs.idle_packets.next = self.engine.idle_packets.val();
         self.regs.active_packets.next = self.engine.active_packets.val();
-        // One-pass loop: the valid line's last tap, `sw_v[SW_LATENCY - 1]`, as a loop
-        // variable (the rust-hdl index rule above).
-        for j in (SW_LATENCY - 1)..SW_LATENCY {
-            self.regs.win_ack.next = self.window.ro_ack.val() | self.sw_v[j].q.val();
-        }
+        // Window answers: one read is pending at a time, so the one whose line ends acks.
+        // `sw_v[6]`, `lw_v[2]`, `tw_v[5]`: the lines' last taps (SW_LATENCY = 7 asserted by
+        // the tests, the others above).
+        self.regs.win_ack.next =
+            self.window.ro_ack.val() | self.sw_v[6].q.val() | self.lw_v[2].q.val() | self.tw_v[5].q.val();
         if self.window.ro_ack.val() {
             self.regs.win_data.next = self.window.ro_data.val();
+        } else if self.lw_v[2].q.val() {
+            self.regs.win_data.next = self.lw_q.q.val();
+        } else if self.tw_v[5].q.val() {
+            self.regs.win_data.next = self.tw_q.q.val();
         } else {
             self.regs.win_data.next = self.sw_q.q.val();
         }
+        // The per-switch block.
+        if self.engine.active_bank.val() {
+            self.regs.table_misses.next = self.key_table.misses0.val();
+        } else {
+            self.regs.table_misses.next = self.key_table.misses1.val();
+        }
+        self.regs.rec_words.next = self.ps.words.val();
+        self.regs.rec_dropped.next = self.ps.dropped.val();
+        self.regs.rec_head.next = self.ps.head.val();
+        self.regs.rec_head_valid.next = self.ps.head_valid.val();
+        // ---- The per-switch half: the ingress packet's beats and descriptor, its bank and
+        // epoch; readout and clear on the idle bank.
+        self.ps.clock.next = self.clock.val();
+        self.ps.reset.next = self.reset.val();
+        self.ps.tdata.next = self.bt_data.q.val();
+        self.ps.tvalid.next = self.bt_valid.q.val();
+        self.ps.tlast.next = self.bt_last.q.val();
+        self.ps.d_valid.next = self.ing_desc.q.val();
+        self.ps.d_ip.next = self.ing_valid.q.val();
+        self.ps.d_hops.next = self.ing_hops.q.val();
+        self.ps.d_sc.next = self.ing_sc.q.val();
+        self.ps.d_key.next = self.ing_key.q.val();
+        self.ps.d_bank.next = self.engine.active_bank.val();
+        self.ps.d_epoch.next = self.engine.epoch.val();
+        self.ps.mode.next = self.regs.ps_acu.val();
+        self.ps.threshold.next = self.regs.inflate_threshold.val();
+        self.ps.pop.next = self.regs.rec_pop.val();
+        self.ps.rd_bank.next = !self.engine.active_bank.val();
+        self.ps.rd_addr0.next = self.regs.win_index.val().get_bits::<15>(1);
+        self.ps.rd_addr1.next = self.regs.win_index.val().get_bits::<14>(1);
+        self.ps.rd_addr2.next = self.regs.win_index.val().get_bits::<14>(1);
+        self.ps.clr.next = self.engine.clr.val();
+        self.ps.clr_bank.next = self.engine.clr_bank.val();
+        self.ps.clr_addr0.next = self.engine.clr_addr.val().get_bits::<15>(0);
+        self.ps.clr_addr1.next = self.engine.clr_addr.val().get_bits::<14>(0);
+        self.ps.clr_addr2.next = self.engine.clr_addr.val().get_bits::<14>(0);
+        // Latency windows: word 2b is bucket b's count, 2b + 1 its sum (win_sel and
+        // win_index hold until the next window read).
+        self.lw_v[0].clock.next = self.clock.val();
+        self.lw_v[0].d.next = self.regs.win_req.val() & self.lat_req.val() & !self.reset.val();
+        for j in 1..LW_LATENCY {
+            self.lw_v[j].clock.next = self.clock.val();
+            self.lw_v[j].d.next = self.lw_v[j - 1].q.val() & !self.reset.val();
+        }
+        self.w_c0.x.next = self.ps.rd_count0.val();
+        self.w_s0.x.next = self.ps.rd_sum0.val();
+        self.w_c1.x.next = self.ps.rd_count1.val();
+        self.lw_q.d.next = self.zero32.val();
+        if self.regs.win_index.val().get_bit(0) {
+            if self.regs.win_sel.val() == self.lat_sel[0].val() {
+                self.lw_q.d.next = self.w_s0.y.val();
+            }
+            if self.regs.win_sel.val() == self.lat_sel[1].val() {
+                self.lw_q.d.next = self.ps.rd_sum1.val();
+            }
+            if self.regs.win_sel.val() == self.lat_sel[2].val() {
+                self.lw_q.d.next = self.ps.rd_sum2.val();
+            }
+        } else {
+            if self.regs.win_sel.val() == self.lat_sel[0].val() {
+                self.lw_q.d.next = self.w_c0.y.val();
+            }
+            if self.regs.win_sel.val() == self.lat_sel[1].val() {
+                self.lw_q.d.next = self.w_c1.y.val();
+            }
+            if self.regs.win_sel.val() == self.lat_sel[2].val() {
+                self.lw_q.d.next = self.ps.rd_count2.val();
+            }
+        }
+        // ---- The flow-key table: each packet at the flow tower's `done`, with its key,
+        // bank, hop count and path from beside the tower.
+        for j in 0..KT_WAIT {
+            self.kt_key[j].clock.next = self.clock.val();
+            self.kt_bank[j].clock.next = self.clock.val();
+            self.kt_hops[j].clock.next = self.clock.val();
+            self.kt_path[j].clock.next = self.clock.val();
+        }
+        self.kt_key[0].d.next = self.ing_key.q.val();
+        self.kt_bank[0].d.next = self.engine.active_bank.val();
+        self.kt_hops[0].d.next = self.ing_hops.q.val();
+        self.kt_path[0].d.next = self.ps.path.val();
+        for j in 1..KT_WAIT {
+            self.kt_key[j].d.next = self.kt_key[j - 1].q.val();
+            self.kt_bank[j].d.next = self.kt_bank[j - 1].q.val();
+            self.kt_hops[j].d.next = self.kt_hops[j - 1].q.val();
+            self.kt_path[j].d.next = self.kt_path[j - 1].q.val();
+        }
+        self.key_table.clock.next = self.clock.val();
+        self.key_table.reset.next = self.reset.val();
+        self.key_table.valid.next = self.tower.done.val();
+        self.key_table.key.next = self.kt_key[6].q.val();
+        self.key_table.bank.next = self.kt_bank[6].q.val();
+        self.key_table.hops.next = self.kt_hops[6].q.val();
+        self.key_table.path.next = self.kt_path[6].q.val();
+        self.key_table.estimate.next = self.tower.estimate.val();
+        self.key_table.est_inf.next = self.tower.estimate_inf.val();
+        self.key_table.threshold.next = self.regs.table_threshold.val();
+        self.key_table.clr.next = self.engine.clr.val();
+        self.key_table.clr_bank.next = self.engine.clr_bank.val();
+        self.key_table.clr_addr.next = self.engine.clr_addr.val().get_bits::<TABLE_A>(0);
+        // Table windows: word k = 12 slot + word, of the way the window selects.
+        self.tidx.clock.next = self.clock.val();
+        self.tidx.k.next = self.regs.win_index.val();
+        self.key_table.rd_bank.next = !self.engine.active_bank.val();
+        self.key_table.rd_way.next = self.regs.win_sel.val() == self.tbl_sel[1].val();
+        self.key_table.rd_addr.next = self.tidx.bucket.val();
+        self.key_table.rd_word.next = self.tidx.cell_no.val().get_bits::<4>(0);
+        self.tw_v[0].clock.next = self.clock.val();
+        self.tw_v[0].d.next = self.regs.win_req.val() & self.tbl_req.val() & !self.reset.val();
+        for j in 1..TW_LATENCY {
+            self.tw_v[j].clock.next = self.clock.val();
+            self.tw_v[j].d.next = self.tw_v[j - 1].q.val() & !self.reset.val();
+        }
+        self.tw_q.d.next = self.key_table.rd_data.val();
         // Monitors.
         self.mon_valid.next = self.ing_valid.q.val();
         self.mon_key.next = self.ing_key.q.val();
@@ -465,6 +711,8 @@ impl Logic for Core {
         // (that would take a chain of local signals).
         self.sketch_idle.next = self.tower.idle.val()
             & self.sumax.idle.val()
+            & self.ps.idle.val()
+            & self.key_table.idle.val()
             & !(self.dbin.valid.val()
                 | self.sm_valid[0].q.val()
                 | self.sm_valid[1].q.val()
@@ -481,6 +729,7 @@ impl Logic for Core {
         self.sm_size.next = self.sumax.size.val();
         self.sm_delay_inf.next = self.sumax.delay_inf.val();
         self.sm_delay.next = self.sumax.delay.val();
+        self.hop_lost.next = self.ps.lost.val();
     }
 }
 
@@ -508,6 +757,9 @@ mod tests {
         .unwrap();
         // SuMax arrays of 2^12 buckets where the core's generics say 2^13.
         assert!(e.contains("depth") && e.contains("4096") && e.contains("8192"), "{e}");
-        assert_eq!((WINDOW_LATENCY, SW_LATENCY, SM_DELAY, CORE_DRAIN), (3, 7, 7, 15));
+        assert_eq!((WINDOW_LATENCY, SW_LATENCY, SM_DELAY), (3, 7, 7));
+        // The drain is the per-switch half's: a hop issued 17 clocks after its packet's
+        // ingress, then the latency tower's 8.
+        assert_eq!((HALF_DRAIN, TABLE_DRAIN, CORE_DRAIN), (25, 13, 25));
     }
 }

@@ -41,12 +41,20 @@ pub const SUMAX_A: usize = 13;
 /// Number of SuMax arrays (one readout window each): the pipeline's.
 pub const SUMAX_ARRAYS: usize = crate::sketch::sumax::ARRAYS;
 
+/// Latency tower arrays of the per-switch half (`LatencyTowerGeometry::nic_default`).
+pub const LAT_ARRAYS: usize = crate::per_switch::latency_tower::ARRAYS;
+/// Ways of the flow-key table.
+pub const TABLE_WAYS: usize = crate::per_switch::key_table::WAYS;
+/// Flow-key table: slot address bits per way (`KeyTableGeometry::nic_default`: 512 slots).
+pub const TABLE_A: usize = 9;
+
 /// Register file (`RegMap::nic_default`): AXI4-Lite address bits (the BAR is `2^REGS_A` bytes).
-pub const REGS_A: usize = 21;
+pub const REGS_A: usize = 22;
 /// Register file: word-index bits (32-bit words: the byte address without its low 2 bits).
 pub const REGS_IW: usize = REGS_A - 2;
-/// Register file: readout windows, the tower's arrays then SuMax's.
-pub const REGS_NW: usize = TOWER_ARRAYS + SUMAX_ARRAYS;
+/// Register file: readout windows, the tower's arrays, SuMax's, the latency tower's, the
+/// table's ways.
+pub const REGS_NW: usize = TOWER_ARRAYS + SUMAX_ARRAYS + LAT_ARRAYS + TABLE_WAYS;
 
 // The core's wiring rules between these constants, checked when the crate compiles: the
 // engine's clear sweep (`TOWER_AM` bits) also clears SuMax's buckets, and a window index
@@ -100,6 +108,13 @@ mod tests {
     }
 
     #[test]
+    fn per_switch_constants_are_the_contracts_geometry() {
+        let p = smartnic_contract::per_switch::PerSwitchGeometry::nic_default();
+        assert_eq!(p.table.depth as u64, 1u64 << TABLE_A, "table slots per way");
+        assert_eq!((p.table.ways.len(), p.latency.arrays.len()), (TABLE_WAYS, LAT_ARRAYS));
+    }
+
+    #[test]
     fn register_constants_are_the_default_map() {
         let m = RegMap::nic_default();
         assert_eq!(REGS_A, m.addr_bits(), "address bits");
@@ -127,6 +142,8 @@ mod tests {
             same::<TowerFpga>(None);
         let _: Option<TowerBanked<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TOWER_AM>> =
             same::<TowerBankedFpga>(None);
+        let _: Option<crate::per_switch::key_table::KeyTable<TABLE_A>> =
+            same::<crate::per_switch::key_table::KeyTableNic>(None);
         let _: Option<BareTower<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2>> =
             same::<BareFpga>(None);
     }

@@ -358,6 +358,15 @@ pub struct RegPorts {
     pub win_index: PortId,
     pub win_ack: PortId,
     pub win_data: PortId,
+    pub table_misses: PortId,
+    pub rec_words: PortId,
+    pub rec_dropped: PortId,
+    pub rec_head: PortId,
+    pub rec_head_valid: PortId,
+    pub rec_pop: PortId,
+    pub ps_acu: PortId,
+    pub inflate_threshold: PortId,
+    pub table_threshold: PortId,
 }
 
 impl RegPorts {
@@ -379,6 +388,15 @@ impl RegPorts {
             win_index: p("win_index"),
             win_ack: p("win_ack"),
             win_data: p("win_data"),
+            table_misses: p("table_misses"),
+            rec_words: p("rec_words"),
+            rec_dropped: p("rec_dropped"),
+            rec_head: p("rec_head"),
+            rec_head_valid: p("rec_head_valid"),
+            rec_pop: p("rec_pop"),
+            ps_acu: p("ps_acu"),
+            inflate_threshold: p("inflate_threshold"),
+            table_threshold: p("table_threshold"),
         }
     }
 }
@@ -394,6 +412,9 @@ pub struct LiveInputs {
     pub clear_busy: bool,
     pub idle_packets: u64,
     pub active_packets: u64,
+    pub table_misses: u32,
+    pub rec_words: u16,
+    pub rec_dropped: u32,
 }
 
 impl LiveInputs {
@@ -408,6 +429,9 @@ impl LiveInputs {
         m.set(p.clear_busy, self.clear_busy as u128);
         m.set(p.idle_packets, self.idle_packets as u128);
         m.set(p.active_packets, self.active_packets as u128);
+        m.set(p.table_misses, self.table_misses as u128);
+        m.set(p.rec_words, self.rec_words as u128);
+        m.set(p.rec_dropped, self.rec_dropped as u128);
     }
 }
 
@@ -481,6 +505,11 @@ pub struct RegsFabric {
     pub clears: Vec<u64>,
     /// `acu` output at the last clock.
     pub acu: bool,
+    /// A record stream behind `rec_head`/`rec_pop`: its words, and the words popped.
+    pub stream: VecDeque<u32>,
+    pub popped: Vec<u32>,
+    /// The per-switch outputs at the last clock: `ps_acu`, `inflate_threshold`, `table_threshold`.
+    pub ps: (bool, u32, u32),
 }
 
 impl RegsFabric {
@@ -500,6 +529,9 @@ impl RegsFabric {
             swaps: Vec::new(),
             clears: Vec::new(),
             acu: false,
+            stream: VecDeque::new(),
+            popped: Vec::new(),
+            ps: (false, 0, 0),
         }
     }
 }
@@ -517,6 +549,13 @@ impl Fabric for RegsFabric {
             self.clears.push(cycle);
         }
         self.acu = m.get(self.ports.acu) == 1;
+        let p = &self.ports;
+        self.ps = (m.get(p.ps_acu) == 1, m.get(p.inflate_threshold) as u32, m.get(p.table_threshold) as u32);
+        if m.get(p.rec_pop) == 1 {
+            self.popped.push(self.stream.pop_front().expect("rec_pop only with rec_head_valid"));
+        }
+        m.set(p.rec_head_valid, !self.stream.is_empty() as u128);
+        m.set(p.rec_head, self.stream.front().copied().unwrap_or(0xDEAD_BEEF) as u128);
         self.windows.clock(m, &self.ports, cycle, &mut self.source);
     }
 }

@@ -89,6 +89,7 @@ struct Ports {
     h_bank: PortId,
     h_epoch: PortId,
     h_last: PortId,
+    x_path: PortId,
     lost: PortId,
     idle: PortId,
 }
@@ -119,7 +120,7 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
         .enumerate()
         .flat_map(|(f, fr)| (0..fr.bytes.len().div_ceil(8)).map(move |b| (f, b)))
         .collect();
-    let (mut clock, mut issued, mut max_wait) = (0u64, 0u64, 0u64);
+    let (mut clock, mut issued, mut max_wait, mut paths) = (0u64, 0u64, 0u64, 0u64);
     let mut beat = beats.iter();
     loop {
         let cur = beat.next();
@@ -163,6 +164,14 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
                     for (j, &(s, l)) in fr.hops.iter().enumerate() {
                         expect.push_back((clock, (s, l, fr.key, fr.bank, j + 1 == fr.hops.len(), f as u32)));
                     }
+                    // The path in the descriptor's clock: hop j's switch in bits 16j.. .
+                    m.eval();
+                    let words = m.get_words(p.x_path).to_vec();
+                    for (j, &(s, _)) in fr.hops.iter().enumerate() {
+                        let got = (words[j / 2] >> (16 * (j % 2))) as u16;
+                        assert_eq!(got, s, "frame {f}: x_path hop {j}");
+                    }
+                    paths += 1;
                 }
             }
             _ => m.set(p.d_valid, 0),
@@ -195,6 +204,7 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
         assert!(clock < 40 * beats.len() as u64 + 100, "the serializer stalled");
     }
     assert_eq!(m.get(p.lost), 0, "no record was refused");
+    assert_eq!(paths, frames.iter().filter(|f| f.ip).count() as u64, "every IP frame's path checked");
     assert!(max_wait <= MAX_WAIT as u64, "a hop waited {max_wait} clocks");
     Run { hops: issued, frames: frames.len() as u64, clocks: clock, max_wait }
 }
@@ -215,6 +225,7 @@ fn model() -> (Model, Ports) {
         d_epoch: m.port("d_epoch"),
         h_valid: m.port("h_valid"),
         h_key: m.port("h_key"),
+        x_path: m.port("x_path"),
         h_switch: m.port("h_switch"),
         h_latency: m.port("h_latency"),
         h_bank: m.port("h_bank"),

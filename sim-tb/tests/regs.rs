@@ -3,7 +3,7 @@
 use smartnic_contract::regs::layout::WINDOWS_BASE;
 use smartnic_contract::regs::{epoch, header};
 use smartnic_driver::access::RegisterAccess;
-use smartnic_hdl::regs::{Live, RegMap};
+use smartnic_hdl::regs::{reset_thresholds, Live, RegMap, INFLATE_BITS};
 use smartnic_sim_tb::simbar::{LiveInputs, RegsFabric, Rng, SimBar, Stalls};
 
 /// The word a test puts in window `sel` at `index`.
@@ -16,8 +16,36 @@ fn bar() -> SimBar<RegsFabric> {
     SimBar::regs_default(|m| RegsFabric::new(m, word)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// What a read of `off` must return.
-fn expected(map: &RegMap, live: &LiveInputs, acu: bool, off: u32) -> u32 {
+/// The read/write registers as the test wrote them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Written {
+    acu: bool,
+    ps_acu: bool,
+    inflate: u32,
+    table: u32,
+}
+
+impl Written {
+    /// After reset: CM, the contract's default thresholds.
+    fn reset() -> Self {
+        let (inflate, table) = reset_thresholds();
+        Written { acu: false, ps_acu: false, inflate, table }
+    }
+
+    /// A whole-word write of `v` at `off` (byte 0 strobed).
+    fn write(&mut self, map: &RegMap, off: u32, v: u32) {
+        match map.live_at(off) {
+            Some(Live::Mode) if v == 0 || v == 2 => self.acu = v == 2,
+            Some(Live::PsMode) if v == 0 || v == 2 => self.ps_acu = v == 2,
+            Some(Live::InflateThreshold) => self.inflate = v & ((1 << INFLATE_BITS) - 1),
+            Some(Live::TableThreshold) => self.table = v,
+            _ => {}
+        }
+    }
+}
+
+/// What a read of `off` must return (`head`: the record stream's head word, if any).
+fn expected(map: &RegMap, live: &LiveInputs, w: &Written, head: Option<u32>, off: u32) -> u32 {
     if let Some(v) = map.constant(off) {
         return v;
     }
@@ -32,7 +60,14 @@ fn expected(map: &RegMap, live: &LiveInputs, acu: bool, off: u32) -> u32 {
         Some(Live::Sequence) => live.sequence,
         Some(Live::IdlePackets { hi }) => half(live.idle_packets, hi),
         Some(Live::ActivePackets { hi }) => half(live.active_packets, hi),
-        Some(Live::Mode) => 2 * acu as u32,
+        Some(Live::Mode) => 2 * w.acu as u32,
+        Some(Live::PsMode) => 2 * w.ps_acu as u32,
+        Some(Live::InflateThreshold) => w.inflate,
+        Some(Live::TableThreshold) => w.table,
+        Some(Live::TableMisses) => live.table_misses,
+        Some(Live::RecordWords) => live.rec_words as u32,
+        Some(Live::RecordDropped) => live.rec_dropped,
+        Some(Live::RecordPop) => head.unwrap_or(0),
         None => 0,
     }
 }
@@ -46,6 +81,9 @@ fn random_live(r: &mut Rng) -> LiveInputs {
         clear_busy: r.chance(50),
         idle_packets: r.next_u64(),
         active_packets: r.next_u64(),
+        table_misses: r.next_u64() as u32,
+        rec_words: r.next_u64() as u16,
+        rec_dropped: r.next_u64() as u32,
     }
 }
 
@@ -61,7 +99,7 @@ fn control_area_is_the_contract_map() {
     let mut constants = 0;
     for off in (0..WINDOWS_BASE).step_by(4) {
         let v = b.read32(off).unwrap();
-        assert_eq!(v, expected(&map, &live, false, off), "offset {off:#x}");
+        assert_eq!(v, expected(&map, &live, &Written::reset(), None, off), "offset {off:#x}");
         constants += map.constant(off).is_some() as usize;
     }
     assert_eq!(constants, map.constants.len(), "every constant lies in the control area");
@@ -93,7 +131,11 @@ fn live_registers_follow_the_ports() {
         }
         let live = b.fabric.live;
         for &(off, what) in &map.live {
-            assert_eq!(b.read32(off).unwrap(), expected(&map, &live, false, off), "{what:?} at {off:#x}");
+            assert_eq!(
+                b.read32(off).unwrap(),
+                expected(&map, &live, &Written::reset(), None, off),
+                "{what:?} at {off:#x}"
+            );
         }
         let st = b.read32(
             map.layout.block(smartnic_contract::regs::block_type::EPOCH).unwrap().base + epoch::STATUS,
@@ -154,6 +196,54 @@ fn control_pulses_once_and_mode_is_held() {
     assert_eq!(b.fabric.swaps.len(), swaps);
 }
 
+/// The per-switch block: MODE holds 0 or 2, the thresholds take whole words (the inflate
+/// threshold its 22 bits) and drive their ports from reset values; RECORD_POP returns the
+/// stream's words in order, each exactly once, and 0 on an empty stream without a pop.
+#[test]
+fn per_switch_registers_hold_and_the_record_stream_pops_once_per_read() {
+    let map = RegMap::nic_default();
+    let mut b = bar();
+    b.idle(2);
+    let reset = Written::reset();
+    assert_eq!(b.fabric.ps, (false, reset.inflate, reset.table), "reset values on the ports");
+    assert!(reset.inflate > 0 && reset.table == 750);
+    let mut w = reset;
+    for (l, v) in [
+        (Live::PsMode, 2),
+        (Live::PsMode, 1),
+        (Live::InflateThreshold, 0xFFFF_FFFF),
+        (Live::TableThreshold, 0x8000_0001),
+        (Live::InflateThreshold, 1234),
+    ] {
+        let off = map.live_offset(l).unwrap();
+        b.write32(off, v).unwrap();
+        w.write(&map, off, v);
+        b.idle(1);
+        assert_eq!(b.read32(off).unwrap(), expected(&map, &b.fabric.live, &w, None, off), "{l:?} <- {v:#x}");
+        assert_eq!(b.fabric.ps, (w.ps_acu, w.inflate, w.table), "{l:?} <- {v:#x}");
+    }
+    assert_eq!(w.inflate, 1234);
+    // Without byte 0 a write is ignored.
+    let t = map.live_offset(Live::TableThreshold).unwrap();
+    b.axi_write(t, 5, 0xE).unwrap();
+    assert_eq!(b.read32(t).unwrap(), 0x8000_0001);
+    let pop = map.live_offset(Live::RecordPop).unwrap();
+    assert_eq!(b.read32(pop).unwrap(), 0, "an empty stream reads 0");
+    let words: Vec<u32> = (0..50u32).map(|i| i.wrapping_mul(0x9E37_79B9) | 1).collect();
+    b.fabric.stream.extend(&words);
+    let mut got = Vec::new();
+    for i in 0..60 {
+        got.push(b.read32(pop).unwrap());
+        // Other reads in between take nothing.
+        if i % 7 == 0 {
+            b.read32(map.live_offset(Live::RecordWords).unwrap()).unwrap();
+        }
+    }
+    assert_eq!(got[..50], words[..]);
+    assert!(got[50..].iter().all(|&v| v == 0));
+    assert_eq!(b.fabric.popped, words);
+}
+
 /// Window reads ask for (sel, index) and return the answer whatever its latency.
 #[test]
 fn window_reads_ask_for_the_right_word() {
@@ -190,7 +280,12 @@ fn random_traffic_with_stalls_never_hangs() {
     b.stalls = Some(Stalls { rng: Rng::new(99), pct: 40 });
     b.max_wait = 200;
     let mut r = Rng::new(5);
-    let (mut acu, mut swaps, mut clears, mut reads) = (false, 0, 0, 0u64);
+    let (mut w, mut swaps, mut clears, mut reads) = (Written::reset(), 0, 0, 0u64);
+    let writable: Vec<u32> = [Live::PsMode, Live::InflateThreshold, Live::TableThreshold]
+        .into_iter()
+        .map(|l| map.live_offset(l).unwrap())
+        .collect();
+    let mut pushed = Vec::new();
     for t in 0..20_000 {
         if t % 500 == 0 {
             b.fabric.live = random_live(&mut r);
@@ -203,20 +298,33 @@ fn random_traffic_with_stalls_never_hangs() {
                 swaps += (v & 1) as usize;
                 clears += (v >> 1) as usize;
             }
-            1 => {
+            1 if r.chance(50) => {
                 let v = [0, 1, 2, 3][r.below(4) as usize];
                 b.write32(map.mode, v).unwrap();
-                acu = if v == 0 || v == 2 { v == 2 } else { acu };
+                w.write(&map, map.mode, v);
+            }
+            1 => {
+                let (off, v) =
+                    (writable[r.below(3) as usize], [0, 2, r.next_u64() as u32][r.below(3) as usize]);
+                b.write32(off, v).unwrap();
+                w.write(&map, off, v);
+                for _ in 0..r.below(3) {
+                    let word = r.next_u64() as u32;
+                    b.fabric.stream.push_back(word);
+                    pushed.push(word);
+                }
             }
             2 | 3 => {
-                let w = map.windows[r.below(map.windows.len() as u64) as usize];
-                let off = w.base + 4 * r.below(w.size as u64 / 4) as u32;
-                assert_eq!(b.read32(off).unwrap(), expected(&map, &live, acu, off), "t {t} window {off:#x}");
+                let win = map.windows[r.below(map.windows.len() as u64) as usize];
+                let off = win.base + 4 * r.below(win.size as u64 / 4) as u32;
+                let want = expected(&map, &live, &w, b.fabric.stream.front().copied(), off);
+                assert_eq!(b.read32(off).unwrap(), want, "t {t} window {off:#x}");
                 reads += 1;
             }
             4 => {
                 let off = 4 * r.below(map.layout.bar_size as u64 / 4) as u32;
-                assert_eq!(b.read32(off).unwrap(), expected(&map, &live, acu, off), "t {t} offset {off:#x}");
+                let want = expected(&map, &live, &w, b.fabric.stream.front().copied(), off);
+                assert_eq!(b.read32(off).unwrap(), want, "t {t} offset {off:#x}");
                 reads += 1;
             }
             _ => {
@@ -225,7 +333,8 @@ fn random_traffic_with_stalls_never_hangs() {
                 } else {
                     map.live[r.below(map.live.len() as u64) as usize].0
                 };
-                assert_eq!(b.read32(off).unwrap(), expected(&map, &live, acu, off), "t {t} offset {off:#x}");
+                let want = expected(&map, &live, &w, b.fabric.stream.front().copied(), off);
+                assert_eq!(b.read32(off).unwrap(), want, "t {t} offset {off:#x}");
                 reads += 1;
             }
         }
@@ -234,6 +343,9 @@ fn random_traffic_with_stalls_never_hangs() {
     assert_eq!((b.fabric.swaps.len(), b.fabric.clears.len()), (swaps, clears));
     assert_eq!(b.stats.reads, reads);
     assert_eq!(b.fabric.windows.overlapping, 0);
+    // Every RECORD_POP read of a word took it, in order, and nothing else did.
+    assert_eq!(b.fabric.popped[..], pushed[..b.fabric.popped.len()]);
+    assert!(!b.fabric.popped.is_empty());
     let clocks = b.model().cycles();
     eprintln!("{:?}, {clocks} clocks", b.stats);
 }

@@ -22,9 +22,10 @@
 //! | `pop`, `head`, `head_valid`, `words`, `dropped` | | | the record stream ([`RecordFifo`]) |
 //! | `rd_bank`, `rd_addr{i}`, `rd_count{i}`, `rd_sum{i}` | | | the latency tower's readout |
 //! | `clr`, `clr_bank`, `clr_addr{i}` | in | | the latency tower's clear sweep |
+//! | `path` | out | 256 | the descriptor's path in the descriptor's clock (the serializer's `x_path`, for the flow-key table) |
 //! | `lost` | out | 1 | the serializer refused a record since reset (never, by its bound) |
 //! | `idle` | out | 1 | no hop anywhere in the half |
-use super::hop_serializer::{HopSerializer, HOP_KEY_BITS};
+use super::hop_serializer::{HopSerializer, HOP_KEY_BITS, PATH_BITS};
 use super::inflate::{self, InflateCheck, LOG_BITS};
 use super::latency_tower::{self, LatencyTowerNic};
 use super::record_fifo::{RecordFifo, REC_BITS};
@@ -81,6 +82,7 @@ pub struct PerSwitchHalf {
     pub clr_addr0: Signal<In, Bits<15>>,
     pub clr_addr1: Signal<In, Bits<14>>,
     pub clr_addr2: Signal<In, Bits<14>>,
+    pub path: Signal<Out, Bits<PATH_BITS>>,
     pub lost: Signal<Out, Bit>,
     pub idle: Signal<Out, Bit>,
     ser: HopSerializer,
@@ -168,6 +170,7 @@ impl PerSwitchHalf {
             clr_addr0: Default::default(),
             clr_addr1: Default::default(),
             clr_addr2: Default::default(),
+            path: Default::default(),
             lost: Default::default(),
             idle: Default::default(),
             ser: Default::default(),
@@ -311,6 +314,7 @@ impl Logic for PerSwitchHalf {
         self.words.next = self.fifo.words.val();
         self.dropped.next = self.fifo.dropped.val();
         self.lost.next = self.ser.lost.val() != self.zero32.val();
+        self.path.next = self.ser.x_path.val();
         self.sink_switch.x.next = self.ser.h_switch.val();
         self.sink_last.x.next = self.ser.h_last.val();
         self.sink_ready.x.next = self.tower.in_ready.val();

@@ -50,6 +50,7 @@
 //! | `h_key` | out | 120 | switch ID (bits 119:104) ++ flow key |
 //! | `h_switch`, `h_latency` | out | 16, 32 | the hop record |
 //! | `h_bank`, `h_epoch`, `h_last` | out | 1, 32, 1 | the packet's bank and epoch; the packet's last hop |
+//! | `x_path` | out | 256 | the descriptor's path in its own clock: switch ID of hop `j` in bits `16j+15:16j` (bits of absent hops are stale capture; the flow-key table's `path` port) |
 //! | `lost` | out | 32 | records refused for lack of room since reset |
 //! | `idle` | out | 1 | nothing active or queued |
 use crate::arith::Widen;
@@ -60,6 +61,8 @@ use smartnic_contract::shim::MAX_HOPS;
 
 /// Hops a record holds.
 pub const HOPS: usize = MAX_HOPS as usize;
+/// Width of `x_path`: a switch ID per hop.
+pub const PATH_BITS: usize = HOPS * 16;
 /// Halfwords per hop record (switch ID, latency high, latency low).
 const HW_PER_HOP: usize = 3;
 /// Halfwords of a record's hops.
@@ -113,6 +116,7 @@ pub struct HopSerializer {
     pub h_bank: Signal<Out, Bit>,
     pub h_epoch: Signal<Out, Bits<32>>,
     pub h_last: Signal<Out, Bit>,
+    pub x_path: Signal<Out, Bits<PATH_BITS>>,
     pub lost: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
     // Capture.
@@ -157,6 +161,10 @@ pub struct HopSerializer {
     lat_lo: Widen<32, 16>,
     key_sw: Widen<HOP_KEY_BITS, 16>,
     key_flow: Widen<HOP_KEY_BITS, KEY_BITS>,
+    /// The path: hop `j`'s switch ID widened and placed, ORed into `path_acc[j]`.
+    path_sw: [Widen<PATH_BITS, 16>; HOPS],
+    path_acc: [Signal<Local, Bits<PATH_BITS>>; HOPS],
+    path_at: [Constant<Bits<9>>; HOPS],
     // Constants.
     /// Beat indices 2..16 (the captured beats).
     beat: [Constant<Bits<5>>; 14],
@@ -201,6 +209,7 @@ impl Default for HopSerializer {
             h_bank: Default::default(),
             h_epoch: Default::default(),
             h_last: Default::default(),
+            x_path: Default::default(),
             lost: Default::default(),
             idle: Default::default(),
             t: Default::default(),
@@ -238,6 +247,9 @@ impl Default for HopSerializer {
             lat_lo: Default::default(),
             key_sw: Default::default(),
             key_flow: Default::default(),
+            path_sw: Default::default(),
+            path_acc: std::array::from_fn(|_| Default::default()),
+            path_at: std::array::from_fn(|j| konst!(16 * j)),
             beat: std::array::from_fn(|i| konst!(i + 2)),
             lane: std::array::from_fn(|i| konst!(16 * i)),
             zero32: konst!(0),
@@ -336,6 +348,18 @@ impl Logic for HopSerializer {
             } else {
                 self.rec[k].next = self.cap0[2 + k].q.val();
             }
+        }
+        // The path: switch IDs (halfword 0 of each hop) side by side.
+        for j in 0..HOPS {
+            self.path_sw[j].x.next = self.rec[3 * j].val();
+        }
+        self.path_acc[0].next = self.path_sw[0].y.val();
+        for j in 1..HOPS {
+            self.path_acc[j].next =
+                self.path_acc[j - 1].val() | (self.path_sw[j].y.val() << self.path_at[j].val());
+        }
+        for j in (HOPS - 1)..HOPS {
+            self.x_path.next = self.path_acc[j].val();
         }
         if self.d_valid.val() {
             self.rsel.d.next = !self.rsel.q.val();

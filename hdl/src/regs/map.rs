@@ -2,8 +2,9 @@
 //! contract's [`Layout`] (never typed by hand), and the software reference the tests and
 //! the simulated BAR compare against.
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
+use smartnic_contract::per_switch::PerSwitchGeometry;
 use smartnic_contract::regs::layout::{FirmwareInfo, Placed, WINDOWS_BASE};
-use smartnic_contract::regs::{block_type, epoch, stats, tower, Layout, PCI_DEVICE_ID};
+use smartnic_contract::regs::{block_type, epoch, per_switch, stats, tower, Layout, PCI_DEVICE_ID};
 
 /// Word-address bits of the control area (the first [`WINDOWS_BASE`] bytes), which the
 /// constant lookup decodes.
@@ -41,6 +42,16 @@ pub enum Live {
         hi: bool,
     },
     Mode,
+    /// The per-switch block's registers (contract `regs::per_switch`): the read/write
+    /// MODE and thresholds read back, the rest fed by ports.
+    PsMode,
+    InflateThreshold,
+    TableThreshold,
+    TableMisses,
+    RecordWords,
+    RecordDropped,
+    /// Read-to-pop: the read takes the stream's head word.
+    RecordPop,
 }
 
 /// Names of the statistics input ports, in register order.
@@ -61,19 +72,38 @@ pub struct RegMap {
     pub control: u32,
     /// Byte offset of the tower MODE register (read/write).
     pub mode: u32,
-    /// Readout windows in `win_sel` order: tower arrays, then SuMax arrays.
+    /// Readout windows in `win_sel` order: tower arrays, SuMax arrays, latency arrays,
+    /// table ways (`Layout::windows`).
     pub windows: Vec<Placed>,
 }
 
 impl RegMap {
-    pub fn new(fw: FirmwareInfo, t: &TowerGeometry, s: &SuMaxGeometry) -> Result<Self, String> {
-        let layout = Layout::new(t, s);
+    /// The map of a bitstream with the flow sketches `t`, `s` and the per-switch half `p`.
+    pub fn new(
+        fw: FirmwareInfo,
+        t: &TowerGeometry,
+        s: &SuMaxGeometry,
+        p: &PerSwitchGeometry,
+    ) -> Result<Self, String> {
+        if p.latency.arrays.len() > per_switch::MAX_LATENCY_ARRAYS
+            || p.table.ways.len() > per_switch::MAX_WAYS
+        {
+            return Err(format!(
+                "{} latency arrays and {} ways: the per-switch block describes at most {} and {}",
+                p.latency.arrays.len(),
+                p.table.ways.len(),
+                per_switch::MAX_LATENCY_ARRAYS,
+                per_switch::MAX_WAYS
+            ));
+        }
+        let layout = Layout::with_per_switch(t, s, p);
         let constants = layout.constant_registers(fw, t, s);
         if let Some(&(off, _)) = constants.iter().find(|c| c.0 >= WINDOWS_BASE) {
             return Err(format!("constant register {off:#x} lies outside the control area"));
         }
         let base = |ty| layout.block(ty).map(|b| b.base).ok_or(format!("layout has no block {ty:#x}"));
         let (sb, eb, tb) = (base(block_type::STATS)?, base(block_type::EPOCH)?, base(block_type::TOWER)?);
+        let pb = base(block_type::PER_SWITCH)?;
         let mut live = Vec::new();
         for (n, &off) in STAT_OFFSETS.iter().enumerate() {
             live.push((sb + off, Live::Stat { n, hi: false }));
@@ -88,6 +118,13 @@ impl RegMap {
             (eb + epoch::ACTIVE_PACKETS, Live::ActivePackets { hi: false }),
             (eb + epoch::ACTIVE_PACKETS + 4, Live::ActivePackets { hi: true }),
             (tb + tower::MODE, Live::Mode),
+            (pb + per_switch::MODE, Live::PsMode),
+            (pb + per_switch::INFLATE_THRESHOLD, Live::InflateThreshold),
+            (pb + per_switch::TABLE_THRESHOLD, Live::TableThreshold),
+            (pb + per_switch::TABLE_MISSES, Live::TableMisses),
+            (pb + per_switch::RECORD_WORDS, Live::RecordWords),
+            (pb + per_switch::RECORD_DROPPED, Live::RecordDropped),
+            (pb + per_switch::RECORD_POP, Live::RecordPop),
         ]);
         let (control, mode) = (eb + epoch::CONTROL, tb + tower::MODE);
         for &(off, _) in &live {
@@ -95,18 +132,24 @@ impl RegMap {
                 return Err(format!("live register {off:#x} is also a constant or CONTROL"));
             }
         }
-        let windows: Vec<Placed> =
-            layout.tower_windows.iter().chain(&layout.sumax_windows).copied().collect();
+        let windows = layout.windows();
         if windows.len() > 1 << SEL_BITS {
             return Err(format!("{} readout windows; win_sel has {SEL_BITS} bits", windows.len()));
         }
         Ok(RegMap { layout, firmware: fw, constants, live, control, mode, windows })
     }
 
-    /// The board's configuration: SketchINT's FPGA tower, the NIC SuMax, [`default_firmware`].
+    /// The board's configuration: SketchINT's FPGA tower, the NIC SuMax, the NIC's
+    /// per-switch half, [`default_firmware`].
     pub fn nic_default() -> Self {
-        Self::new(default_firmware(), &TowerGeometry::sketchint_fpga(), &SuMaxGeometry::nic_default())
-            .expect("the default map decodes")
+        let (t, s, p) =
+            (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default(), PerSwitchGeometry::nic_default());
+        Self::new(default_firmware(), &t, &s, &p).expect("the default map decodes")
+    }
+
+    /// The offset of live register `what`.
+    pub fn live_offset(&self, what: Live) -> Option<u32> {
+        self.live.iter().find(|l| l.1 == what).map(|l| l.0)
     }
 
     /// Address bits the AXI4-Lite port needs to cover the BAR.
@@ -142,15 +185,17 @@ mod tests {
     #[test]
     fn default_map_decodes_without_overlap() {
         let m = RegMap::nic_default();
-        assert_eq!(m.addr_bits(), 21);
-        assert_eq!(m.windows.len(), 6);
-        assert_eq!(m.live.len(), 18);
+        assert_eq!(m.addr_bits(), 22);
+        assert_eq!(m.windows.len(), 11);
+        assert_eq!(m.live.len(), 25);
         assert_eq!(m.constant(header::TYPE), Some(block_type::FIRMWARE_ID));
         assert_eq!(m.constant(smartnic_contract::regs::firmware_id::DEVICE), Some(0x7038));
         assert_eq!(m.window_of(m.windows[0].base), Some((0, 0)));
         assert_eq!(m.window_of(m.windows[5].base + 8), Some((5, 2)));
         assert_eq!(m.window_of(m.windows[0].base + m.windows[0].size), Some((1, 0)));
-        assert_eq!(m.window_of(m.windows[5].base + m.windows[5].size), None);
+        assert_eq!(m.window_of(m.windows[5].base + m.windows[5].size), Some((6, 0)));
+        assert_eq!(m.window_of(m.windows[10].base + 4 * 12 * 511 + 44), Some((10, 12 * 511 + 11)));
+        assert_eq!(m.window_of(m.windows[10].base + m.windows[10].size), None);
         assert_eq!(m.window_of(0x10), None);
         for &(off, _) in &m.live {
             assert!(m.window_of(off).is_none() && off < WINDOWS_BASE);

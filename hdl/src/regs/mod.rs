@@ -49,9 +49,15 @@
 //! | `win_req` | out | 1 | one-clock window read request |
 //! | `win_sel`, `win_index` | out | 4, IW | window (tower arrays `0..d`, then SuMax arrays) and word index |
 //! | `win_ack`, `win_data` | in | 1, 32 | window read answer |
+//! | `ps_acu`, `inflate_threshold`, `table_threshold` | out | 1, 22, 32 | the per-switch block's MODE (reset CM) and thresholds (reset: the contract's defaults, Delta_l = 5 and `DEFAULT_TABLE_THRESHOLD`) |
+//! | `table_misses`, `rec_words`, `rec_dropped` | in | 32, 16, 32 | TABLE_MISSES, RECORD_WORDS, RECORD_DROPPED |
+//! | `rec_head`, `rec_head_valid`, `rec_pop` | in, in, out | 32, 1, 1 | RECORD_POP: a read returns `rec_head` (0 without `rec_head_valid`) and pulses `rec_pop` for one clock after the clock it is decoded in (only with `rec_head_valid`, so the head moves before any later read) |
 //!
-//! Generics: `A` address bits (the BAR is `2^A` bytes: 21 for the default 2 MiB map),
-//! `IW = A - 2` word-index bits, `NW` readout windows (6 by default); [`RegisterFile::new`]
+//! The threshold registers take the whole 32-bit word when `wstrb[0]` is set (the driver
+//! writes whole words); INFLATE_THRESHOLD keeps its low 22 bits.
+//!
+//! Generics: `A` address bits (the BAR is `2^A` bytes: 22 for the default 4 MiB map),
+//! `IW = A - 2` word-index bits, `NW` readout windows (11 by default); [`RegisterFile::new`]
 //! checks them against the map. [`RegsNic`] is the board's configuration.
 pub mod axil;
 pub mod map;
@@ -60,6 +66,7 @@ pub use axil::AxiLiteSlave;
 
 pub use map::{default_firmware, Live, RegMap, CTRL_WORD_BITS, SEL_BITS, STAT_PORTS};
 
+use crate::arith::Widen;
 use crate::nic::{REGS_A, REGS_IW, REGS_NW};
 use crate::sketch::Sink;
 use rust_hdl::prelude::*;
@@ -67,6 +74,18 @@ use std::collections::BTreeMap;
 
 /// Clocks from the AR handshake to `rvalid` for a register (not window) read.
 pub const READ_LATENCY: usize = 2;
+/// Bits of INFLATE_THRESHOLD (the contract's).
+pub const INFLATE_BITS: usize = smartnic_contract::regs::per_switch::THRESHOLD_BITS as usize;
+
+/// The per-switch thresholds at reset: SketchINT's Delta_l = 5 as the log-domain threshold,
+/// and the contract's table threshold.
+pub fn reset_thresholds() -> (u32, u32) {
+    use smartnic_contract::lut::{log2_table, Log2Params};
+    use smartnic_contract::per_switch::{InflateRule, DEFAULT_TABLE_THRESHOLD};
+    let p = Log2Params::DEFAULT;
+    let rule = InflateRule::from_ratio_x256(&log2_table(p), p, InflateRule::SKETCHINT_RATIO_X256);
+    (rule.threshold, DEFAULT_TABLE_THRESHOLD)
+}
 
 /// The register file (see the module docs).
 #[derive(LogicBlock)]
@@ -94,6 +113,15 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     pub win_index: Signal<Out, Bits<IW>>,
     pub win_ack: Signal<In, Bit>,
     pub win_data: Signal<In, Bits<32>>,
+    pub ps_acu: Signal<Out, Bit>,
+    pub inflate_threshold: Signal<Out, Bits<INFLATE_BITS>>,
+    pub table_threshold: Signal<Out, Bits<32>>,
+    pub table_misses: Signal<In, Bits<32>>,
+    pub rec_words: Signal<In, Bits<16>>,
+    pub rec_dropped: Signal<In, Bits<32>>,
+    pub rec_head: Signal<In, Bits<32>>,
+    pub rec_head_valid: Signal<In, Bit>,
+    pub rec_pop: Signal<Out, Bit>,
     // bus state: idle = none of these set
     s_dec: DFF<Bit>,
     s_wait: DFF<Bit>,
@@ -107,6 +135,10 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     swap_q: DFF<Bit>,
     clear_q: DFF<Bit>,
     acu_q: DFF<Bit>,
+    ps_acu_q: DFF<Bit>,
+    infl_q: DFF<Bits<INFLATE_BITS>>,
+    tthr_q: DFF<Bits<32>>,
+    pop_q: DFF<Bit>,
     rom: ROM<Bits<32>, CTRL_WORD_BITS>,
     idle: Signal<Local, Bit>,
     wr_go: Signal<Local, Bit>,
@@ -133,6 +165,17 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     k_active_lo: Constant<Bits<IW>>,
     k_active_hi: Constant<Bits<IW>>,
     k_mode: Constant<Bits<IW>>,
+    k_ps_mode: Constant<Bits<IW>>,
+    k_infl: Constant<Bits<IW>>,
+    k_tthr: Constant<Bits<IW>>,
+    k_misses: Constant<Bits<IW>>,
+    k_rwords: Constant<Bits<IW>>,
+    k_rdropped: Constant<Bits<IW>>,
+    k_pop: Constant<Bits<IW>>,
+    infl_reset: Constant<Bits<INFLATE_BITS>>,
+    tthr_reset: Constant<Bits<32>>,
+    w_words: Widen<32, 16>,
+    w_infl: Widen<32, INFLATE_BITS>,
     k_control: Constant<Bits<IW>>,
     k_ctrl_words: Constant<Bits<IW>>,
     v0: Constant<Bits<32>>,
@@ -142,7 +185,7 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     okay: Constant<Bits<2>>,
 }
 
-/// The board's register file: the default map (2 MiB BAR, 6 windows), as the named
+/// The board's register file: the default map (4 MiB BAR, 11 windows), as the named
 /// constants of [`crate::nic`].
 pub type RegsNic = RegisterFile<REGS_A, REGS_IW, REGS_NW>;
 
@@ -195,6 +238,15 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             win_index: Default::default(),
             win_ack: Default::default(),
             win_data: Default::default(),
+            ps_acu: Default::default(),
+            inflate_threshold: Default::default(),
+            table_threshold: Default::default(),
+            table_misses: Default::default(),
+            rec_words: Default::default(),
+            rec_dropped: Default::default(),
+            rec_head: Default::default(),
+            rec_head_valid: Default::default(),
+            rec_pop: Default::default(),
             s_dec: Default::default(),
             s_wait: Default::default(),
             s_rv: Default::default(),
@@ -207,6 +259,10 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             swap_q: Default::default(),
             clear_q: Default::default(),
             acu_q: Default::default(),
+            ps_acu_q: Default::default(),
+            infl_q: Default::default(),
+            tthr_q: Default::default(),
+            pop_q: Default::default(),
             rom: ROM::new(rom),
             idle: Default::default(),
             wr_go: Default::default(),
@@ -231,6 +287,17 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             k_active_lo: live(Live::ActivePackets { hi: false }),
             k_active_hi: live(Live::ActivePackets { hi: true }),
             k_mode: word(map.mode),
+            k_ps_mode: live(Live::PsMode),
+            k_infl: live(Live::InflateThreshold),
+            k_tthr: live(Live::TableThreshold),
+            k_misses: live(Live::TableMisses),
+            k_rwords: live(Live::RecordWords),
+            k_rdropped: live(Live::RecordDropped),
+            k_pop: live(Live::RecordPop),
+            infl_reset: Constant::new((reset_thresholds().0 as u64).to_bits()),
+            tthr_reset: Constant::new((reset_thresholds().1 as u64).to_bits()),
+            w_words: Default::default(),
+            w_infl: Default::default(),
             k_control: word(map.control),
             k_ctrl_words: Constant::new((1u64 << CTRL_WORD_BITS).to_bits()),
             v0: Constant::new(0u64.to_bits()),
@@ -246,7 +313,8 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s_dec, s_wait, s_rv, s_bv, addr, data, req, sel, index, swap_q, clear_q, acu_q
+            self, clock, s_dec, s_wait, s_rv, s_bv, addr, data, req, sel, index, swap_q, clear_q, acu_q,
+            ps_acu_q, infl_q, tthr_q, pop_q
         );
         self.sink_aw.x.next = self.bus.awaddr.val().get_bits::<2>(0);
         self.sink_ar.x.next = self.bus.araddr.val().get_bits::<2>(0);
@@ -267,6 +335,12 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         self.swap.next = self.swap_q.q.val();
         self.clear.next = self.clear_q.q.val();
         self.acu.next = self.acu_q.q.val();
+        self.ps_acu.next = self.ps_acu_q.q.val();
+        self.inflate_threshold.next = self.infl_q.q.val();
+        self.table_threshold.next = self.tthr_q.q.val();
+        self.rec_pop.next = self.pop_q.q.val();
+        self.w_words.x.next = self.rec_words.val();
+        self.w_infl.x.next = self.infl_q.q.val();
         self.win_req.next = self.req.q.val();
         self.win_sel.next = self.sel.q.val();
         self.win_index.next = self.index.q.val();
@@ -321,6 +395,28 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             } else {
                 self.live.next = self.v0.val();
             }
+        } else if self.addr.q.val() == self.k_ps_mode.val() {
+            if self.ps_acu_q.q.val() {
+                self.live.next = self.v2.val();
+            } else {
+                self.live.next = self.v0.val();
+            }
+        } else if self.addr.q.val() == self.k_infl.val() {
+            self.live.next = self.w_infl.y.val();
+        } else if self.addr.q.val() == self.k_tthr.val() {
+            self.live.next = self.tthr_q.q.val();
+        } else if self.addr.q.val() == self.k_misses.val() {
+            self.live.next = self.table_misses.val();
+        } else if self.addr.q.val() == self.k_rwords.val() {
+            self.live.next = self.w_words.y.val();
+        } else if self.addr.q.val() == self.k_rdropped.val() {
+            self.live.next = self.rec_dropped.val();
+        } else if self.addr.q.val() == self.k_pop.val() {
+            if self.rec_head_valid.val() {
+                self.live.next = self.rec_head.val();
+            } else {
+                self.live.next = self.v0.val();
+            }
         } else if self.addr.q.val() < self.k_ctrl_words.val() {
             self.live.next = self.rom.data.val();
         } else {
@@ -341,6 +437,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         self.swap_q.d.next = false;
         self.clear_q.d.next = false;
         self.req.d.next = false;
+        self.pop_q.d.next = false;
         if self.idle.val() {
             if self.bus.arvalid.val() {
                 self.addr.d.next = self.bus.araddr.val().get_bits::<IW>(2);
@@ -360,6 +457,20 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
                             self.acu_q.d.next = true;
                         }
                     }
+                    if self.wr_word.val() == self.k_ps_mode.val() {
+                        if self.bus.wdata.val() == self.v0.val() {
+                            self.ps_acu_q.d.next = false;
+                        }
+                        if self.bus.wdata.val() == self.v2.val() {
+                            self.ps_acu_q.d.next = true;
+                        }
+                    }
+                    if self.wr_word.val() == self.k_infl.val() {
+                        self.infl_q.d.next = self.bus.wdata.val().get_bits::<INFLATE_BITS>(0);
+                    }
+                    if self.wr_word.val() == self.k_tthr.val() {
+                        self.tthr_q.d.next = self.bus.wdata.val();
+                    }
                 }
             }
         }
@@ -373,6 +484,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             } else {
                 self.data.d.next = self.live.val();
                 self.s_rv.d.next = true;
+                self.pop_q.d.next = (self.addr.q.val() == self.k_pop.val()) & self.rec_head_valid.val();
             }
         }
         if self.s_wait.q.val() & self.win_ack.val() {
@@ -395,6 +507,10 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             self.clear_q.d.next = false;
             self.acu_q.d.next = false;
             self.req.d.next = false;
+            self.ps_acu_q.d.next = false;
+            self.infl_q.d.next = self.infl_reset.val();
+            self.tthr_q.d.next = self.tthr_reset.val();
+            self.pop_q.d.next = false;
         }
     }
 }
@@ -412,8 +528,8 @@ mod tests {
     fn generics_are_checked_against_the_map() {
         let m = RegMap::nic_default();
         assert!(RegsNic::new(&m).is_ok());
-        assert!(RegisterFile::<20, 18, 6>::new(&m).err().unwrap().contains("21-bit"));
-        assert!(RegisterFile::<21, 19, 5>::new(&m).err().unwrap().contains("6 windows"));
+        assert!(RegisterFile::<21, 19, 11>::new(&m).err().unwrap().contains("22-bit"));
+        assert!(RegisterFile::<22, 20, 6>::new(&m).err().unwrap().contains("11 windows"));
     }
 
     #[test]

@@ -16,16 +16,23 @@
 //!   packets sent, statistics counters, `tready`, one clock per beat back to back.
 #![allow(dead_code)]
 
-use smartnic::sketch::snapshot::{from_section, to_section};
+use smartnic::sketch::latency_tower::LatencyTower;
+use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig as ModelConfig};
+use smartnic::sketch::snapshot::{from_section, per_switch_sections, to_section};
 use smartnic::sketch::{AnySketch, SuMax, Tower};
 use smartnic::trace::frame::{parse_frame, FrameClass, LINKTYPE_ETHERNET};
 use smartnic::trace::gen::{self, GenConfig, ShimConfig};
+use smartnic::trace::Packet;
 use smartnic_contract::geometry::{marker, sumax_cell, InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::key::FlowKey;
 use smartnic_contract::regs::{epoch as epoch_regs, stats, tower as tower_regs};
+use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
 use smartnic_driver::access::{AccessError, RegisterAccess};
 use smartnic_driver::blocks::DeviceMap;
+use smartnic_driver::blocks::PerSwitchConfig;
+use smartnic_driver::config::write_per_switch_config;
 use smartnic_driver::readout::{min_reads, read_snapshot, ReadoutConfig};
+use smartnic_driver::snapshot::PerSwitchSection;
 use smartnic_driver::snapshot::Snapshot;
 use smartnic_hdl::hash::key_to_u128;
 use smartnic_sim_tb::simnic::{read_capture, SimFrame, SimNic};
@@ -41,15 +48,24 @@ pub fn key_of(k: u128) -> FlowKey {
 /// Software verdict on a frame: class (1 IP, 2 non-IP, 3 malformed), key and INT delay
 /// (sum of the hop latencies, ns).
 pub fn classify(f: &SimFrame) -> (u8, u128, u64) {
+    match packet_of(f) {
+        Ok(p) => (1, key_to_u128(p.key.as_bytes()), p.delay_ns()),
+        Err(class) => (class, 0, 0),
+    }
+}
+
+/// The IP packet a frame is to the software (its key and INT hops), or its class (2 non-IP,
+/// 3 malformed).
+pub fn packet_of(f: &SimFrame) -> Result<Packet, u8> {
     if f.tuser {
-        return (3, 0, 0);
+        return Err(3);
     }
     match parse_frame(LINKTYPE_ETHERNET, &f.data) {
         FrameClass::Ip { key, hops } => {
-            (1, key_to_u128(key.as_bytes()), hops.iter().map(|h| h.latency_ns as u64).sum())
+            Ok(Packet { ts_ns: f.ts_ns, wire_len: f.data.len() as u32, key, hops: hops.to_vec() })
         }
-        FrameClass::NonIp => (2, 0, 0),
-        FrameClass::Malformed(_) => (3, 0, 0),
+        FrameClass::NonIp => Err(2),
+        FrameClass::Malformed(_) => Err(3),
     }
 }
 
@@ -71,17 +87,22 @@ pub struct Expect {
     /// `(ts_ns, delay_ns)` of the IP frames in order (the core's `now` at the first beat and
     /// the INT delay).
     pub times: Vec<(u64, u64)>,
+    /// The IP frames as packets (key and hops), in order.
+    pub packets: Vec<Packet>,
 }
 
 impl Expect {
     pub fn add(&mut self, f: &SimFrame) {
-        let (class, key, delay) = classify(f);
         self.frames += 1;
         self.bytes += f.data.len() as u64;
-        self.classes[class as usize] += 1;
-        if class == 1 {
-            self.keys.push(key);
-            self.times.push((f.ts_ns, delay));
+        match packet_of(f) {
+            Ok(p) => {
+                self.classes[1] += 1;
+                self.keys.push(key_to_u128(p.key.as_bytes()));
+                self.times.push((f.ts_ns, p.delay_ns()));
+                self.packets.push(p);
+            }
+            Err(class) => self.classes[class as usize] += 1,
         }
     }
     pub fn counters(&self) -> [u64; 5] {
@@ -129,6 +150,16 @@ pub struct EpochCheck {
     /// The snapshot's sketches (equal to the software's).
     pub tower: Tower,
     pub sumax: SuMax,
+    /// The per-switch half: hops inserted, latency buckets compared, table entries, and
+    /// the model's inflated-latency records of the epoch (in order).
+    pub hops: u64,
+    pub buckets: u64,
+    pub table_entries: u64,
+    pub records: Vec<InflatedRecord>,
+    /// The epoch's latency tower (equal to the snapshot's) and its buckets at their
+    /// markers per array: `(count, sum)`.
+    pub latency: LatencyTower,
+    pub latency_markers: Vec<(u64, u64)>,
     /// Clocks, register reads and frames driven during the readout.
     pub readout_clocks: u64,
     pub reads: u64,
@@ -154,12 +185,15 @@ pub fn check_snapshot(
     }
     let mut t = Tower::new(geometry.clone(), mode).unwrap();
     let mut sm = SuMax::new(SuMaxGeometry::nic_default()).unwrap();
+    let mut ps = PerSwitch::new(ModelConfig { mode, ..ModelConfig::nic_default() }).unwrap();
     for &i in packets {
         let k = key_of(order[i]);
         t.insert(&k);
         let (ts, delay) = expect.times[i];
         sm.insert(&k, ts, delay);
+        ps.observe(e as u32, &expect.packets[i], t.query(&k));
     }
+    let (buckets, table_entries) = check_per_switch(snap, &ps);
     assert_eq!(snap.sections.len(), 2, "epoch {e}: a tower and a SuMax section");
     let Ok(AnySketch::Tower(got_t)) = from_section(0, &snap.sections[0]) else {
         panic!("epoch {e}: section 0 is not a valid tower section")
@@ -244,10 +278,100 @@ pub fn check_snapshot(
         sumax_markers,
         tower: got_t,
         sumax: got_s,
+        hops: ps.stats().hops,
+        buckets,
+        table_entries,
+        records: ps.records().to_vec(),
+        latency_markers: latency_markers(&ps.latency),
+        latency: ps.latency,
         readout_clocks: 0,
         reads: 0,
         readout_frames: 0,
     }
+}
+
+/// Checks the snapshot's latency tower and key table sections against the model's half
+/// of the epoch (every bucket, every slot, the misses, the threshold); returns the buckets
+/// compared and the table's entries.
+fn check_per_switch(snap: &Snapshot, ps: &PerSwitch) -> (u64, u64) {
+    let e = snap.epoch;
+    assert_eq!(snap.per_switch.len(), 3, "epoch {e}: latency tower, key table and records sections");
+    let want = per_switch_sections(ps, &[]);
+    let lt = &ps.latency;
+    if snap.per_switch[0] != want[0] {
+        let PerSwitchSection::LatencyTower { arrays, .. } = &snap.per_switch[0] else {
+            panic!("epoch {e}: per-switch section 0 is not the latency tower")
+        };
+        let mut bad = Vec::new();
+        for (a, raw) in arrays.iter().enumerate() {
+            let mut got = lt.clone();
+            assert!(got.load_array(a, raw), "epoch {e}: latency array {a} does not load");
+            for i in 0..lt.geometry().arrays[a].depth {
+                if got.bucket(a, i) != lt.bucket(a, i) {
+                    bad.push((a, i, got.bucket(a, i), lt.bucket(a, i)));
+                }
+            }
+        }
+        panic!(
+            "epoch {e}: {} latency buckets differ (array, bucket, core (count, sum), software), first: {:?}; \
+             or the section's geometry/mode differ",
+            bad.len(),
+            &bad[..bad.len().min(8)]
+        );
+    }
+    if snap.per_switch[1] != want[1] {
+        panic!(
+            "epoch {e}: key table differs: core {:?}\nsoftware {:?}",
+            summary(&snap.per_switch[1]),
+            summary(&want[1])
+        );
+    }
+    let buckets = lt.geometry().arrays.iter().map(|a| a.depth as u64).sum();
+    (buckets, ps.table.entries().count() as u64)
+}
+
+/// Buckets whose count / sum cell sits at its marker, per array.
+fn latency_markers(lt: &LatencyTower) -> Vec<(u64, u64)> {
+    let g = lt.geometry();
+    (0..g.arrays.len())
+        .map(|a| {
+            let (cm, sm) = (g.arrays[a].count_marker(), g.arrays[a].sum_marker());
+            (0..g.arrays[a].depth).fold((0, 0), |(c, s), i| {
+                let (count, sum) = lt.bucket(a, i);
+                (c + (count == cm) as u64, s + (sum == sm) as u64)
+            })
+        })
+        .collect()
+}
+
+/// A key table section's geometry, threshold, misses and the number of differing bytes
+/// are what a failure needs, not 50 KB of slots.
+fn summary(s: &PerSwitchSection) -> String {
+    match s {
+        PerSwitchSection::KeyTable { geometry, threshold, misses, ways } => format!(
+            "{} ways x {}, threshold {threshold}, misses {misses}, occupied bytes {:?}",
+            geometry.ways.len(),
+            geometry.depth,
+            ways.iter().map(|w| w.iter().filter(|&&b| b != 0).count()).collect::<Vec<_>>()
+        ),
+        other => format!("{:?}", other.kind()),
+    }
+}
+
+/// The inflated-latency records of a snapshot's records section.
+fn drained_records(snap: &Snapshot) -> Vec<InflatedRecord> {
+    let Some(PerSwitchSection::Records { stream }) = snap.per_switch.get(2) else {
+        panic!("epoch {}: no records section", snap.epoch)
+    };
+    let (records, err) = parse_stream(stream);
+    assert!(err.is_none(), "epoch {}: damaged record stream: {err:?}", snap.epoch);
+    records
+        .into_iter()
+        .map(|r| match r {
+            Record::Inflated(r) => r,
+            other => panic!("epoch {}: unexpected record {other:?}", snap.epoch),
+        })
+        .collect()
 }
 
 /// How [`CoreRun::feed`] schedules snapshots.
@@ -336,6 +460,9 @@ pub struct CoreRun {
     last_readout_frames: u64,
     source_dry: bool,
     t0: Instant,
+    /// The record stream as the readouts drained it, and RECORD_DROPPED at the last one.
+    pub drained: Vec<InflatedRecord>,
+    pub records_dropped: u32,
 }
 
 impl CoreRun {
@@ -367,6 +494,8 @@ impl CoreRun {
             last_readout_frames: 0,
             source_dry: false,
             t0,
+            drained: Vec::new(),
+            records_dropped: 0,
         };
         run.write_mode(mode);
         run.mode_of.insert(0, mode);
@@ -376,6 +505,9 @@ impl CoreRun {
     fn write_mode(&mut self, mode: InsertMode) {
         let base = self.dev.tower.as_ref().unwrap().base;
         self.nic.write32(base + tower_regs::MODE, mode as u32).unwrap();
+        // The per-switch half runs in the flow tower's mode, at the reset thresholds.
+        let cfg = PerSwitchConfig { mode, ..PerSwitchConfig::nic_default() };
+        assert_eq!(write_per_switch_config(&mut self.nic, &self.dev, &cfg).unwrap(), cfg);
         self.dev = DeviceMap::discover(&mut self.nic).unwrap();
         assert_eq!(self.dev.tower.as_ref().unwrap().mode, mode, "MODE reads back");
         self.mode = mode;
@@ -433,6 +565,8 @@ impl CoreRun {
         };
         let (snap, st) = read_snapshot(&mut bar, &self.dev, &self.cfg).unwrap();
         assert!(bar.swap_at.is_some(), "the driver wrote SWAP");
+        self.drained.extend(drained_records(&snap));
+        self.records_dropped = st.records_dropped.expect("the core has a record stream");
         let (clocks, frames) = (self.nic.cycles() - c0, self.nic.stats().frames - f0);
         self.collect();
         let e = snap.epoch as u32;
@@ -443,8 +577,19 @@ impl CoreRun {
         (c.readout_clocks, c.reads, c.readout_frames) = (clocks, st.reads, frames);
         eprintln!(
             "epoch {e} ({mode:?}): {} packets, {} counters equal, markers: tower {:?}, SuMax size/delays {:?}; \
+             per-switch: {} hops, {} buckets equal, {} table entries, {} inflated; \
              readout {} reads, {} clocks, {} frames arrived",
-            c.packets, c.compared, c.tower_markers, c.sumax_markers, st.reads, clocks, frames
+            c.packets,
+            c.compared,
+            c.tower_markers,
+            c.sumax_markers,
+            c.hops,
+            c.buckets,
+            c.table_entries,
+            c.records.len(),
+            st.reads,
+            clocks,
+            frames
         );
         self.mode_of.entry(e + 1).or_insert(self.mode);
         self.checks.push(c);
@@ -462,8 +607,8 @@ impl CoreRun {
     pub fn feed(&mut self, src: &mut dyn Iterator<Item = SimFrame>, plan: Plan) {
         assert!(plan.every > 1 && plan.readout_gap > 0);
         if self.reserve == 0 {
-            // About 4M clocks per readout at the board geometry, >= 8 beats per frame.
-            self.reserve = 4_000_000 / (plan.readout_gap + 8) + 1000;
+            // Under 10 clocks per register read (8.8 measured), >= 8 beats per frame.
+            self.reserve = min_reads(&self.dev) * 10 / (plan.readout_gap + 8) + 1000;
         }
         let mut taken = 0;
         while plan.snapshots.is_none_or(|n| taken < n) {
@@ -492,6 +637,21 @@ impl CoreRun {
         self.mode_of.insert(next, mode);
     }
 
+    /// The drained record stream is the model's records of every epoch in order, less the
+    /// ones the device counted as dropped (a full buffer drops whole records, keeping order).
+    fn check_records(&self) {
+        let want: Vec<&InflatedRecord> = self.checks.iter().flat_map(|c| &c.records).collect();
+        let dropped = self.records_dropped as usize;
+        assert_eq!(want.len(), self.drained.len() + dropped, "records: model vs drained + dropped");
+        let mut it = want.iter();
+        for (n, r) in self.drained.iter().enumerate() {
+            assert!(it.any(|w| *w == r), "drained record {n} {r:?} is not the model's next");
+        }
+        if dropped == 0 {
+            assert!(want.iter().copied().eq(self.drained.iter()), "records differ");
+        }
+    }
+
     /// Packets of `key` the core tagged with epoch `e`.
     pub fn count_in_epoch(&self, e: u32, key: &FlowKey) -> u64 {
         let k = key_to_u128(key.as_bytes());
@@ -514,6 +674,14 @@ impl CoreRun {
         let sent = self.expect.classes[1];
         assert_eq!(self.checks.iter().map(|c| c.packets).sum::<u64>(), sent, "sum of IDLE_PACKETS");
         assert_eq!(self.by_epoch.values().map(|v| v.len() as u64).sum::<u64>(), sent);
+        self.check_records();
+        eprintln!(
+            "{what}: {} hops, {} inflated-latency records drained, {} dropped by the full buffer",
+            self.checks.iter().map(|c| c.hops).sum::<u64>(),
+            self.drained.len(),
+            self.records_dropped
+        );
+        assert_eq!(self.nic.model().get_by_name("hop_lost"), 0, "the hop serializer refused a packet's hops");
         // Statistics explain every frame.
         let got = read_stats(&mut self.nic, &self.dev);
         assert_eq!(got, self.expect.counters(), "frames, sketched, bytes, non_ip, malformed");
