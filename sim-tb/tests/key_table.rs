@@ -1,7 +1,7 @@
 //! The generated flow-key table (`hdl::per_switch::key_table`) under Verilator against the
 //! host's `KeyTable`, bit for bit, in both banks:
 //! - every packet's outcome (`offered`, `inserted` and its way, `present`, `full`) equals
-//!   the offer rule (`estimate > threshold` or `est_inf`) and `KeyTable::offer`, and comes
+//!   the offer rule (`estimate > threshold`, `est_inf` as `2^32 - 1`) and `KeyTable::offer`, and comes
 //!   exactly `LATENCY` clocks after the packet entered (one packet per clock, no stall);
 //! - at every epoch end the bank swaps under traffic (packets of both banks in flight), the
 //!   old bank's misses are compared, every 32-bit word of every slot of both ways is read
@@ -155,7 +155,8 @@ impl Rig {
 
     /// The reference's side of one packet.
     fn offer(&mut self, p: &Pkt, bank: usize) -> Outcome {
-        let offered = p.est.is_none_or(|e| e > self.threshold);
+        // All overflowed (`est_inf`) is `Tower::query`'s widest marker, 2^32 - 1.
+        let offered = p.est.unwrap_or(u32::MAX) > self.threshold;
         let offer = offered.then(|| self.banks[bank].offer(&p.key, &p.path));
         Outcome { offered, offer }
     }
@@ -458,6 +459,20 @@ fn tiny_table_fills_misses_and_forwards() {
     assert!(rig.done == rig.sent && rig.sent >= 100_000);
     assert!(rig.misses_seen > 1000 && rig.inserted > 1000, "the ways fill and miss");
     assert!(rig.distance[1..].iter().all(|&n| n > 0), "every forwarding distance: {:?}", rig.distance);
+}
+
+/// A threshold of 2^32 - 1 offers nothing, not even a flow whose every counter
+/// overflowed (`est_inf` is the marker 2^32 - 1, as `Tower::query` returns it).
+#[test]
+fn the_largest_threshold_offers_nothing() {
+    let t = Instant::now();
+    let mut rig = Rig::tiny();
+    rig.threshold = u32::MAX;
+    let mut traffic = Traffic::new(0x5a7, 40, u32::MAX, 3, 16);
+    let e = epochs(&mut rig, &mut traffic, 5_000, |r| 10 + r.next_u64() % 291);
+    rig.report(&format!("threshold 2^32 - 1, {e} epochs"), t);
+    assert!(rig.done == rig.sent && rig.sent >= 5_000);
+    assert_eq!(rig.inserted, 0, "nothing offered");
 }
 
 /// The NIC default: 4 epochs of 25k packets over 3000 keys (the 1024 slots fill, misses),

@@ -2,8 +2,9 @@
 //! `host::sketch::key_table::KeyTable::offer` for any packet order at one packet per clock,
 //! in two banks.
 //!
-//! A packet *offers* itself when its flow estimate is strictly above `threshold` (or
-//! `est_inf`: every counter overflowed, above any threshold). Its key is hashed once per
+//! A packet *offers* itself when its flow estimate is strictly above `threshold`; `est_inf`
+//! (every counter overflowed) stands for the widest counter's marker, `2^32 - 1`, as
+//! `Tower::query` returns it, so it is above every threshold but `2^32 - 1`. Its key is hashed once per
 //! way ([`HashUnit`], the geometry's members); each way ([`KeyWay`]) reads the key's slot in
 //! the packet's bank, forwards the writes still in flight (by bank and slot, as
 //! `sketch::forward_track`), and at s2 the rule of the model decides: the key already in
@@ -28,7 +29,7 @@
 //! | `clock`, `reset` | in | 1 | clock; synchronous reset of the valid pipeline (not the RAMs or miss counters) |
 //! | `valid`, `key`, `bank` | in | 1, 104, 1 | a packet: its flow key (byte 0 in bits 103:96, as the hash unit) and bank |
 //! | `estimate`, `est_inf` | in | 32, 1 | the flow tower's estimate right after the packet's insertion; `est_inf`: no estimate, every counter overflowed |
-//! | `threshold` | in | 32 | the table threshold (a register); offer when `estimate > threshold` |
+//! | `threshold` | in | 32 | the table threshold (a register); offer when `estimate > threshold` (`est_inf`: `2^32 - 1 > threshold`) |
 //! | `hops`, `path` | in | 5, 256 | the INT stack's hop count and switch IDs, hop `j` in bits `16j+15:16j`; hops beyond 16 are dropped and path bits of absent hops ignored (the model keeps the first 16 hops) |
 //! | `done` | out | 1 | a packet's outcome (one per `valid`, in order) |
 //! | `offered`, `inserted`, `way`, `present`, `full` | out | 1 each | with `done`: offered; stored (in way `way`); already stored; every way taken (a miss) |
@@ -228,9 +229,10 @@ impl<const A: usize> Logic for KeyTable<A> {
             self, clock, done_q, offered_q, inserted_q, way_q, present_q, full_q, bank_q, ro_way, ro_word,
             ro_data
         );
-        // t: the offer (strictly above the threshold, or no estimate at all).
-        self.offer.next =
-            self.valid.val() & (self.est_inf.val() | (self.estimate.val() > self.threshold.val()));
+        // t: the offer (strictly above the threshold; all overflowed is the marker 2^32 - 1).
+        self.offer.next = self.valid.val()
+            & ((self.est_inf.val() & (self.threshold.val() != self.sat.val()))
+                | (self.estimate.val() > self.threshold.val()));
         self.h0.clock.next = self.clock.val();
         self.h0.reset.next = self.reset.val();
         self.h0.key.next = self.key.val();
