@@ -16,7 +16,8 @@ use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::regs::{block_type, stats, tower};
 use smartnic_contract::snapshot::source;
 use smartnic_driver::access::RegisterAccess;
-use smartnic_driver::blocks::DeviceMap;
+use smartnic_driver::blocks::{DeviceMap, PerSwitchConfig};
+use smartnic_driver::config::write_per_switch_config;
 use smartnic_driver::readout::ReadoutConfig;
 use smartnic_driver::service::{StreamBar, DEFAULT_DEADLINE};
 use std::path::{Path, PathBuf};
@@ -239,6 +240,11 @@ fn set_mode(dev: &mut StreamBar, map: &DeviceMap, m: InsertMode) -> anyhow::Resu
     let back = dev.read32(base + tower::MODE)?;
     if back != m as u32 {
         bail!("the simulated NIC kept MODE {back} after writing {}", m as u32);
+    }
+    // The per-switch half's latency tower runs in the same mode, at the reset thresholds.
+    if map.per_switch.is_some() {
+        let cfg = PerSwitchConfig { mode: m, ..PerSwitchConfig::nic_default() };
+        write_per_switch_config(dev, map, &cfg).context("the simulated NIC's per-switch configuration")?;
     }
     Ok(())
 }
