@@ -13,7 +13,7 @@ use crate::lab::truth::FlowTruth;
 use crate::lab::{LabConfig, Truth};
 use crate::simulator::{replay, Progress, ReplayConfig};
 use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
-use crate::sketch::snapshot::{from_section, to_section};
+use crate::sketch::snapshot::{from_section, per_switch_sections, per_switch_state, to_section};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::{bin_edges, DelaySummary};
 use crate::trace::{Packet, PacketReader};
@@ -71,6 +71,13 @@ pub struct EpochCheck {
     pub sumax_equal: bool,
     pub tower_are: f64,
     pub sumax_are: f64,
+    /// The per-switch half: whether the snapshot's latency tower and key table equal the
+    /// model's (`None`: the snapshot has no per-switch sections), and the inflated-latency
+    /// records the snapshot drained beside the model's for the epoch (fewer only if the
+    /// NIC's record buffer filled; those it has are the model's, in order).
+    pub per_switch_equal: Option<bool>,
+    pub records: u64,
+    pub records_model: u64,
 }
 
 /// One host's NIC.
@@ -265,7 +272,6 @@ fn run_host(
         (r.epochs.iter().map(|e| PathBuf::from(&e.path)).collect(), Some(r.reads_per_snapshot))
     };
     let epochs = check_epochs(&packets, cfg.epoch_packets, &snapshots, nic)?;
-    add_per_switch(&packets, cfg.epoch_packets, nic)?;
     let check = HostCheck {
         host: host.to_owned(),
         capture: capture.display().to_string(),
@@ -297,6 +303,7 @@ fn check_epochs(
             sketches.iter().find(|s| matches!(s, AnySketch::Tower(_)) == tower).context("sketch missing")
         };
         add_flows(nic, &sketches, &exact);
+        let ps = per_switch_epoch(epochs.len() as u32, chunk, &snap, nic)?;
         epochs.push(EpochCheck {
             epoch: snap.epoch,
             packets: snap.packets,
@@ -305,6 +312,9 @@ fn check_epochs(
             sumax_equal: equal(&soft[1]),
             tower_are: are(find(true)?, &exact),
             sumax_are: are(find(false)?, &exact),
+            per_switch_equal: ps.equal,
+            records: ps.records,
+            records_model: ps.records_model,
         });
     }
     anyhow::ensure!(
@@ -316,39 +326,69 @@ fn check_epochs(
     Ok(epochs)
 }
 
-/// The per-switch half (the software model of the NIC's, `sketch::per_switch`: its blocks
-/// are proven in Verilator on their own and are not in the simulated core yet) over each
-/// epoch's packets: every flow's per-switch average latency and inflated-latency records.
-fn add_per_switch(packets: &[Packet], per: u64, nic: &mut HashMap<FlowKey, NicFlow>) -> anyhow::Result<()> {
-    for (e, chunk) in packets.chunks(per.max(1) as usize).enumerate() {
-        let mut tower = crate::sketch::Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu)?;
-        let mut half = PerSwitch::new(PerSwitchConfig::nic_default())?;
-        for p in chunk {
-            tower.insert(&p.key);
-            half.observe(e as u32, p, tower.query(&p.key));
+/// The software model of the NIC's per-switch half over one epoch's packets (ACU, as the
+/// replay sets both towers; the flow tower's estimate after each packet feeds the table).
+fn model_half(e: u32, chunk: &[Packet]) -> anyhow::Result<PerSwitch> {
+    let mut tower = crate::sketch::Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu)?;
+    let mut half = PerSwitch::new(PerSwitchConfig::nic_default())?;
+    for p in chunk {
+        tower.insert(&p.key);
+        half.observe(e, p, tower.query(&p.key));
+    }
+    Ok(half)
+}
+
+/// What [`per_switch_epoch`] found.
+struct PerSwitchEpoch {
+    equal: Option<bool>,
+    records: u64,
+    records_model: u64,
+}
+
+/// The epoch's per-switch half as the snapshot holds it (the NIC's own latency tower and
+/// records), checked against the model over the same packets, added to every flow's
+/// per-switch view. A snapshot without per-switch sections (an older bitstream) shows the
+/// model's instead.
+fn per_switch_epoch(
+    e: u32,
+    chunk: &[Packet],
+    snap: &Snapshot,
+    nic: &mut HashMap<FlowKey, NicFlow>,
+) -> anyhow::Result<PerSwitchEpoch> {
+    let model = model_half(e, chunk)?;
+    let state = per_switch_state(snap)?;
+    let want = per_switch_sections(&model, &[]);
+    let (latency, records, equal) = match (state.latency, state.records) {
+        (Some(lt), Some(rec)) => {
+            let equal = snap.per_switch.len() >= 2 && snap.per_switch[..2] == want[..2];
+            // The NIC's records are the model's, in order, less any its full buffer dropped.
+            let mut it = model.records().iter();
+            let in_order = rec.iter().all(|r| it.any(|m| m == r));
+            (lt, rec, Some(equal && in_order))
         }
-        let inflated = crate::tasks::per_switch::inflated_pairs(half.records());
-        let mut seen = std::collections::HashSet::new();
-        for p in chunk {
-            for h in &p.hops {
-                let f = nic.entry(p.key).or_default();
-                let v = f.per_switch.entry(h.switch_id).or_default();
-                v.hops += 1;
-                v.latency_ns += h.latency_ns as u64;
-                if !seen.insert((p.key, h.switch_id)) {
-                    continue;
-                }
-                let est = half.latency.query(h.switch_id, &p.key);
-                let shift = half.latency.geometry().latency_shift;
-                if let (Some(n), Some(avg)) = (est.count, est.average_ns(shift)) {
-                    v.count += n;
-                    v.weighted_ns += n as f64 * avg;
-                }
-                v.inflated += inflated.get(&(p.key, h.switch_id)).copied().unwrap_or(0);
+        _ => (model.latency.clone(), model.records().to_vec(), None),
+    };
+    let inflated = crate::tasks::per_switch::inflated_pairs(&records);
+    let shift = latency.geometry().latency_shift;
+    let mut seen = std::collections::HashSet::new();
+    for p in chunk {
+        for h in &p.hops {
+            let f = nic.entry(p.key).or_default();
+            let v = f.per_switch.entry(h.switch_id).or_default();
+            v.hops += 1;
+            v.latency_ns += h.latency_ns as u64;
+            if !seen.insert((p.key, h.switch_id)) {
+                continue;
             }
+            let est = latency.query(h.switch_id, &p.key);
+            if let (Some(n), Some(avg)) = (est.count, est.average_ns(shift)) {
+                v.count += n;
+                v.weighted_ns += n as f64 * avg;
+            }
+            v.inflated += inflated.get(&(p.key, h.switch_id)).copied().unwrap_or(0);
         }
     }
-    Ok(())
+    Ok(PerSwitchEpoch { equal, records: records.len() as u64, records_model: model.records().len() as u64 })
 }
 
 /// The NIC's answers for the flows of one epoch, added to the running per-flow view.
@@ -543,7 +583,9 @@ fn verdict_of(hosts: &[HostCheck], source: &str) -> anyhow::Result<()> {
                 .then(|| format!("{} epoch {} TowerSketch ({})", h.host, e.epoch, e.snapshot));
             let sumax =
                 (!e.sumax_equal).then(|| format!("{} epoch {} SuMax ({})", h.host, e.epoch, e.snapshot));
-            tower.into_iter().chain(sumax)
+            let half = (e.per_switch_equal == Some(false))
+                .then(|| format!("{} epoch {} per-switch half ({})", h.host, e.epoch, e.snapshot));
+            tower.into_iter().chain(sumax).chain(half)
         })
         .collect();
     if differs.is_empty() {
@@ -576,8 +618,10 @@ fn software_epochs(packets: &[Packet], per: u64, dir: &Path) -> anyhow::Result<V
     let mut out = Vec::new();
     for (e, chunk) in packets.chunks(per.max(1) as usize).enumerate() {
         let path = dir.join(format!("epoch-{e:06}.snap"));
-        let snap =
+        let mut snap =
             crate::sketch::snapshot::software_snapshot(&software_pair(chunk), e as u64, chunk.len() as u64)?;
+        let half = model_half(e as u32, chunk)?;
+        snap.per_switch = per_switch_sections(&half, half.records());
         snap.write_file(&path)?;
         out.push(path);
     }
@@ -654,7 +698,47 @@ mod tests {
         let h = host(&packets, &snaps);
         assert_eq!(h.epochs.len(), 3);
         assert!(h.epochs.iter().all(|e| e.tower_equal && e.sumax_equal), "{h:?}");
+        assert!(h.epochs.iter().all(|e| e.per_switch_equal == Some(true) && e.records == e.records_model));
+        assert!(h.epochs.iter().map(|e| e.records).sum::<u64>() > 0, "the INT stacks inflate somewhere");
         verdict_of(&[h], "NIC").unwrap();
+    }
+
+    /// A latency bucket that differs from the model, or a record the model never produced,
+    /// fails the demo naming the host, the epoch and the per-switch half; a record the NIC
+    /// dropped (its buffer was full) does not.
+    #[test]
+    fn a_per_switch_half_that_differs_fails_the_demo() {
+        use smartnic_driver::snapshot::PerSwitchSection;
+        let dir = tempfile::tempdir().unwrap();
+        let (packets, snaps) = epochs(dir.path());
+        let edit = |path: &Path, f: &dyn Fn(&mut Vec<PerSwitchSection>)| {
+            let mut snap = Snapshot::read_file(path).unwrap();
+            f(&mut snap.per_switch);
+            snap.write_file(path).unwrap();
+        };
+        edit(&snaps[0], &|ps| {
+            if let PerSwitchSection::Records { stream } = &mut ps[2] {
+                stream.drain(..28);
+            }
+        });
+        edit(&snaps[1], &|ps| {
+            if let PerSwitchSection::LatencyTower { arrays, .. } = &mut ps[0] {
+                arrays[0][0] ^= 1;
+            }
+        });
+        edit(&snaps[2], &|ps| {
+            if let PerSwitchSection::Records { stream } = &mut ps[2] {
+                let first: Vec<u8> = stream[..28].to_vec();
+                stream.extend(first);
+            }
+        });
+        let h = host(&packets, &snaps);
+        let flags: Vec<Option<bool>> = h.epochs.iter().map(|e| e.per_switch_equal).collect();
+        assert_eq!(flags, vec![Some(true), Some(false), Some(false)]);
+        assert_eq!(h.epochs[0].records + 1, h.epochs[0].records_model);
+        let err = verdict_of(&[h], "NIC").unwrap_err().to_string();
+        assert!(err.contains(&format!("h0_0_0 epoch 1 per-switch half ({})", snaps[1].display())), "{err}");
+        assert!(err.contains("epoch 2 per-switch half") && !err.contains("epoch 0"), "{err}");
     }
 
     /// One flipped counter bit fails the demo, and the error names the host, the epoch, the

@@ -51,10 +51,11 @@ fn software_demo_reports_the_network_as_the_truth_has_it() {
         assert_eq!(h["epochs"].as_array().unwrap().len() as u64, n.div_ceil(EPOCH_PACKETS), "{name}");
         for e in h["epochs"].as_array().unwrap() {
             assert_eq!(
-                (&e["tower_equal"], &e["sumax_equal"]),
-                (&Value::Bool(true), &Value::Bool(true)),
+                (&e["tower_equal"], &e["sumax_equal"], &e["per_switch_equal"]),
+                (&Value::Bool(true), &Value::Bool(true), &Value::Bool(true)),
                 "{name}"
             );
+            assert!(e["records"].as_u64().unwrap() <= e["records_model"].as_u64().unwrap(), "{name}");
         }
     }
     assert_eq!(received, truth["totals"]["packets_received"].as_u64().unwrap());

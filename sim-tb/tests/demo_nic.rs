@@ -1,14 +1,17 @@
 //! `smartnic demo` through the simulated NIC (the `smartnic-sim` service, Verilator core) on
 //! a small network run, the NICs of its three busiest hosts: the demo succeeds, and every epoch snapshot it
 //! read out over the driver holds, section for section, the counters of the software
-//! TowerSketch and SuMax built here over the same epoch's packets of that host's capture
+//! TowerSketch and SuMax built here over the same epoch's packets of that host's capture,
+//! and the per-switch half's sections (latency tower, key table, records) of its model
 //! (checked by this test, not by the demo's own comparison).
 
 use smartnic::demo::{run, verdict, DemoConfig};
 use smartnic::simulator::{no_progress, SIM_ENV};
-use smartnic::sketch::snapshot::to_section;
-use smartnic::sketch::SketchKind;
+use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig};
+use smartnic::sketch::snapshot::{per_switch_sections, to_section};
+use smartnic::sketch::{SketchKind, Tower};
 use smartnic::trace::{Packet, PacketReader};
+use smartnic_contract::geometry::{InsertMode, TowerGeometry};
 use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::Path;
 
@@ -52,7 +55,7 @@ fn nic_demo_epochs_equal_the_software_sketches() {
         run(&cfg, no_progress).unwrap_or_else(|e| panic!("demo through the simulated NIC failed: {e:#}"));
     verdict(&report).unwrap();
     assert_eq!(report.hosts.len(), HOSTS);
-    let mut epochs_checked = 0;
+    let (mut epochs_checked, mut records) = (0, 0);
     for h in &report.hosts {
         let packets = packets(&dir.path().join(format!("lab/hosts/{}.pcapng", h.host)));
         assert_eq!(h.packets, packets.len() as u64);
@@ -74,8 +77,26 @@ fn nic_demo_epochs_equal_the_software_sketches() {
                     name(&w)
                 );
             }
+            // The per-switch half: the model over the same packets (ACU, the flow tower's
+            // estimate after each packet), latency tower and key table equal, and with
+            // 400-packet epochs the record buffer never fills: the records equal too.
+            let mut tower = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu).unwrap();
+            let mut half = PerSwitch::new(PerSwitchConfig::nic_default()).unwrap();
+            for p in chunk {
+                tower.insert(&p.key);
+                half.observe(e as u32, p, tower.query(&p.key));
+            }
+            let want = per_switch_sections(&half, half.records());
+            assert!(
+                snap.per_switch == want,
+                "{}: the NIC's per-switch half differs from the model",
+                path.display()
+            );
+            records += half.records().len();
             epochs_checked += 1;
         }
     }
+    assert!(records > 0, "inflated-latency records came out of the NICs");
+    eprintln!("{epochs_checked} epochs, {records} inflated-latency records equal");
     assert!(epochs_checked >= 3, "the run crossed epochs ({epochs_checked} checked)");
 }

@@ -101,8 +101,8 @@ fn print_report(r: &DemoReport) {
     }
     println!(
         "\npath latency seen by the NICs (SuMax delay bins over the INT stacks): median p50 {:.1} us for flows across the congested link, {:.1} us for the others;\n\
-         per switch: the per-switch half's average hop latency and inflated-latency records (its software model: \
-         the hardware blocks are proven on their own and not yet in the simulated core)",
+         per switch: the NIC's per-switch half (its latency tower's average hop latency per flow and switch, \
+         its inflated-latency records)",
         r.congested_p50_us, r.other_p50_us
     );
     println!(
@@ -145,21 +145,30 @@ fn print_switches(s: &crate::demo::LatencyRow) {
 fn print_hosts(r: &DemoReport) {
     println!("\nNICs (every epoch's counters compared with the bit-exact software sketches over the same packets):");
     println!(
-        "  {:<8} {:>8} {:>6} {:>7}  {:<10} {:<10} {:>10}",
-        "host", "packets", "flows", "epochs", "tower", "sumax", "tower ARE"
+        "  {:<8} {:>8} {:>6} {:>7}  {:<10} {:<10} {:<10} {:>10} {:>9}",
+        "host", "packets", "flows", "epochs", "tower", "sumax", "per-switch", "tower ARE", "records"
     );
     let verdict = |all: bool| if all { "equal" } else { "DIFFERS" };
     for h in &r.hosts {
         let are = h.epochs.iter().map(|e| e.tower_are).fold(0.0, f64::max);
+        let half = if h.epochs.iter().any(|e| e.per_switch_equal.is_none()) {
+            "model"
+        } else {
+            verdict(h.epochs.iter().all(|e| e.per_switch_equal == Some(true)))
+        };
+        let (rec, model): (u64, u64) =
+            h.epochs.iter().fold((0, 0), |(a, b), e| (a + e.records, b + e.records_model));
         println!(
-            "  {:<8} {:>8} {:>6} {:>7}  {:<10} {:<10} {:>10.4}",
+            "  {:<8} {:>8} {:>6} {:>7}  {:<10} {:<10} {:<10} {:>10.4} {:>9}",
             h.host,
             h.packets,
             h.flows,
             h.epochs.len(),
             verdict(h.epochs.iter().all(|e| e.tower_equal)),
             verdict(h.epochs.iter().all(|e| e.sumax_equal)),
-            are
+            half,
+            are,
+            format!("{rec}/{model}")
         );
     }
     if let Some(reads) = r.reads_per_snapshot {
