@@ -3,14 +3,19 @@
 //!
 //! The file is plain memory: writes stay, reads return what was written. It has no epoch
 //! semantics of its own (a SWAP written to CONTROL just sits there); wrap it in
-//! [`crate::emulated::EmulatedNic`] to get them. Do not shrink the file while it is
-//! mapped: reading past the new end raises SIGBUS.
+//! [`crate::emulated::EmulatedNic`] to get them. The per-switch half's read/write
+//! registers (MODE, INFLATE_THRESHOLD, TABLE_THRESHOLD) are plain words too: an image made
+//! by [`FileBar::create_device_with_per_switch`] starts at the register file's reset values,
+//! and a configuration written through the trait stays in the file for the next process.
+//! Do not shrink the file while it is mapped: reading past the new end raises SIGBUS.
 
 use super::{MmapBar, OpenError};
 use crate::access::{AccessError, RegisterAccess};
+use crate::blocks::PerSwitchConfig;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
+use smartnic_contract::per_switch::PerSwitchGeometry;
 use smartnic_contract::regs::layout::FirmwareInfo;
-use smartnic_contract::regs::Layout;
+use smartnic_contract::regs::{block_type, per_switch, Layout};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
@@ -59,6 +64,23 @@ impl FileBar {
         Self::create(path, &layout, &layout.constant_registers(fw, tower, sumax))
     }
 
+    /// The image of a device with the per-switch half too (`Layout::with_per_switch`): the
+    /// constant registers, and the half's read/write registers at the register file's reset
+    /// values ([`PerSwitchConfig::nic_default`]: CM, SketchINT's Delta_l = 5, the contract's
+    /// default table threshold), so the image reads like a board just out of reset.
+    pub fn create_device_with_per_switch(
+        path: &Path,
+        fw: FirmwareInfo,
+        tower: &TowerGeometry,
+        sumax: &SuMaxGeometry,
+        half: &PerSwitchGeometry,
+    ) -> Result<Self, OpenError> {
+        let layout = Layout::with_per_switch(tower, sumax, half);
+        let mut registers = layout.constant_registers(fw, tower, sumax);
+        registers.extend(per_switch_resets(&layout));
+        Self::create(path, &layout, &registers)
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -67,6 +89,18 @@ impl FileBar {
     pub fn flush(&self) -> Result<(), OpenError> {
         self.bar.flush().map_err(|source| OpenError::Io { path: self.path.clone(), source })
     }
+}
+
+/// The per-switch block's live registers at reset, as `(offset, value)` pairs; none when
+/// `layout` has no per-switch block.
+fn per_switch_resets(layout: &Layout) -> Vec<(u32, u32)> {
+    let Some(block) = layout.block(block_type::PER_SWITCH) else { return Vec::new() };
+    let reset = PerSwitchConfig::nic_default();
+    vec![
+        (block.base + per_switch::MODE, reset.mode as u32),
+        (block.base + per_switch::INFLATE_THRESHOLD, reset.inflate_threshold),
+        (block.base + per_switch::TABLE_THRESHOLD, reset.table_threshold),
+    ]
 }
 
 impl RegisterAccess for FileBar {
@@ -114,6 +148,40 @@ mod tests {
         let mut again = FileBar::open(&path).unwrap();
         assert_eq!(again.read32(header::TYPE).unwrap(), block_type::FIRMWARE_ID);
         assert_eq!(again.read32(0x2000).unwrap(), 0xDEAD_BEEF);
+    }
+
+    #[test]
+    fn a_per_switch_image_starts_at_reset_and_keeps_a_written_configuration() {
+        use crate::blocks::DeviceMap;
+        use crate::config::{read_per_switch_config, write_per_switch_config};
+        use smartnic_contract::geometry::InsertMode;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bar.img");
+        let (t, s) = small();
+        let half = PerSwitchGeometry::nic_default();
+        let fw = FirmwareInfo { device: 0x7038, version: 0x1_0002, build_time: 5, git_hash: 0xABCD };
+        let mut bar = FileBar::create_device_with_per_switch(&path, fw, &t, &s, &half).unwrap();
+        let map = DeviceMap::discover(&mut bar).unwrap();
+        let block = map.per_switch.as_ref().expect("the image has the per-switch block");
+        assert_eq!(block.geometry, half);
+        assert_eq!(block.config, PerSwitchConfig::nic_default());
+        let cfg = PerSwitchConfig::from_ratio_x256(InsertMode::Acu, 3 * 256, 1500);
+        assert_eq!(write_per_switch_config(&mut bar, &map, &cfg).unwrap(), cfg);
+        bar.flush().unwrap();
+        drop(bar);
+        let mut again = FileBar::open(&path).unwrap();
+        let map = DeviceMap::discover(&mut again).unwrap();
+        assert_eq!(read_per_switch_config(&mut again, &map).unwrap(), cfg);
+    }
+
+    #[test]
+    fn a_flow_sketch_image_has_no_per_switch_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let (t, s) = small();
+        let fw = FirmwareInfo { device: 0x7038, version: 0x1_0002, build_time: 5, git_hash: 0xABCD };
+        let mut bar = FileBar::create_device(&dir.path().join("bar.img"), fw, &t, &s).unwrap();
+        assert!(per_switch_resets(&Layout::new(&t, &s)).is_empty());
+        assert!(crate::blocks::DeviceMap::discover(&mut bar).unwrap().per_switch.is_none());
     }
 
     #[test]
