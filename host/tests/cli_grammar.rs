@@ -82,6 +82,7 @@ fn the_grammar_is_noun_then_verb() {
         "snapshot diff",
         "device list",
         "device status",
+        "device configure",
         "device readout",
         "sim run",
         "demo",

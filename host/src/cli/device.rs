@@ -1,5 +1,6 @@
-//! `smartnic device list | status | readout`: find a SmartNIC, show what its registers say, and
-//! read its sketches out into snapshot files.
+//! `smartnic device list | status | configure | readout`: find a SmartNIC, show what its
+//! registers say, set its per-switch half's mode and thresholds, and read its sketches out
+//! into snapshot files.
 //!
 //! A device is named by `--device SPEC`:
 //! - `vfio:BDF` or a bare `BDF` such as `0000:03:00.0`: VFIO through `/dev/vfio` (the safe
@@ -13,13 +14,17 @@ use super::size::parse_duration;
 use anyhow::{bail, Context};
 use clap::Args;
 use serde::Serialize;
+use smartnic_contract::geometry::InsertMode;
+use smartnic_contract::lut::Log2Params;
+use smartnic_contract::per_switch::{InflateRule, DEFAULT_TABLE_THRESHOLD};
 use smartnic_contract::regs::{epoch, stats};
 use smartnic_contract::snapshot::source;
 use smartnic_driver::access::RegisterAccess;
 #[cfg(feature = "vfio")]
 use smartnic_driver::backend::VfioBar;
 use smartnic_driver::backend::{FileBar, SysfsBar};
-use smartnic_driver::blocks::DeviceMap;
+use smartnic_driver::blocks::{DeviceMap, PerSwitchConfig};
+use smartnic_driver::config::{read_per_switch_config, write_per_switch_config};
 use smartnic_driver::discover;
 use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutStats};
 use smartnic_driver::snapshot::Snapshot;
@@ -41,6 +46,85 @@ pub struct StatusArgs {
     /// The device: vfio:BDF (or a bare BDF), sysfs:BDF, file:PATH, or sim[:TRACE].
     #[arg(long, short)]
     pub device: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigureArgs {
+    /// The device: vfio:BDF (or a bare BDF), sysfs:BDF, file:PATH, or sim[:TRACE].
+    #[arg(long, short)]
+    pub device: String,
+    /// The latency tower's insertion mode: cm or acu.
+    #[arg(long, value_parser = parse_mode, value_name = "cm|acu", long_help = mode_help(),
+          help = format!("The latency tower's insertion mode: cm or acu [reset: {}]", reset_mode()))]
+    pub mode: Option<InsertMode>,
+    /// Delta_l: a hop is inflated when its latency exceeds RATIO times its (flow, switch) average.
+    #[arg(long, value_parser = super::sketch::parse_ratio, value_name = "RATIO", long_help = ratio_help(),
+          help = format!("Delta_l: a hop is inflated when its latency exceeds RATIO times its (flow, \
+                          switch) average [reset: {}]", sketchint_ratio()))]
+    pub inflate_ratio: Option<u32>,
+    /// Delta_h: a flow whose estimate is strictly above N packets enters the flow-key table.
+    #[arg(long, value_name = "N", long_help = table_help(),
+          help = format!("Delta_h: a flow whose estimate is strictly above N packets enters the \
+                          flow-key table [reset: {DEFAULT_TABLE_THRESHOLD}]"))]
+    pub table_threshold: Option<u32>,
+}
+
+/// The reset configuration's mode, as typed on the command line.
+fn reset_mode() -> &'static str {
+    PerSwitchConfig::nic_default().mode.name()
+}
+
+/// SketchINT's Delta_l as typed on the command line (the reset configuration's ratio,
+/// [`PerSwitchConfig::nic_default`]).
+fn sketchint_ratio() -> f64 {
+    InflateRule::SKETCHINT_RATIO_X256 as f64 / 256.0
+}
+
+/// `--mode`'s long help (the reset value from the driver's reset configuration).
+fn mode_help() -> String {
+    format!(
+        "The latency tower's insertion mode: cm (Count-Min: every array counts each hop, \
+         SketchINT's FPGA) or acu (approximate conservative update: LightGuardian's running \
+         minimum, one array after the other). cu (conservative update) needs every array's \
+         read before any write, so the hardware does not implement it. Reset: {}.",
+        reset_mode()
+    )
+}
+
+/// `--inflate-ratio`'s long help (SketchINT's default from the contract).
+fn ratio_help() -> String {
+    format!(
+        "Delta_l of SketchINT's inflated-latency rule: a hop whose latency exceeds RATIO times \
+         the average of its (flow, switch) pair so far leaves an inflated-latency record. At \
+         least 1, in steps of 1/256; the device holds log2(RATIO) with {} fraction bits \
+         (INFLATE_THRESHOLD), since the NIC compares in the log domain. Reset: {} \
+         (SketchINT's Delta_l).",
+        Log2Params::DEFAULT.frac,
+        sketchint_ratio()
+    )
+}
+
+/// `--table-threshold`'s long help (the contract's default).
+fn table_help() -> String {
+    format!(
+        "Delta_h: a packet whose flow's estimate is strictly above N packets offers the flow's \
+         key and path to the flow-key table (SketchINT's tiny table of heavy flows, which the \
+         per-switch heavy hitters and heavy changes read). Reset: {DEFAULT_TABLE_THRESHOLD} \
+         (SketchINT's heavy-change threshold, the lower of its two, so one table serves both \
+         tasks)."
+    )
+}
+
+/// Parses `--mode`: the per-switch half implements CM and ACU; CU is refused with the reason.
+fn parse_mode(s: &str) -> Result<InsertMode, String> {
+    let name = s.trim().to_ascii_lowercase();
+    match [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu].into_iter().find(|m| m.name() == name) {
+        Some(InsertMode::Cu) => Err("cu (conservative update) is not implemented by the per-switch \
+             half's hardware (it needs every array's read before any write); use cm or acu"
+            .into()),
+        Some(mode) => Ok(mode),
+        None => Err(format!("`{s}` is not an insertion mode of the per-switch half: cm or acu")),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -136,7 +220,41 @@ struct Status {
     active_packets: u64,
     idle_packets: u64,
     frames: Option<[u64; 5]>,
+    /// The per-switch half's configuration; null when the bitstream has no such half.
+    per_switch: Option<PerSwitchView>,
     blocks: String,
+}
+
+/// The per-switch half's configuration as `status` and `configure` print it.
+#[derive(Debug, Serialize)]
+struct PerSwitchView {
+    mode: &'static str,
+    /// INFLATE_THRESHOLD as the device holds it.
+    inflate_threshold: u32,
+    /// The Delta_l that register stands for: [`ratio_of_threshold`].
+    inflate_ratio: f64,
+    table_threshold: u32,
+}
+
+impl From<&PerSwitchConfig> for PerSwitchView {
+    fn from(c: &PerSwitchConfig) -> Self {
+        PerSwitchView {
+            mode: c.mode.name(),
+            inflate_threshold: c.inflate_threshold,
+            inflate_ratio: ratio_of_threshold(c.inflate_threshold),
+            table_threshold: c.table_threshold,
+        }
+    }
+}
+
+/// The Delta_l an INFLATE_THRESHOLD stands for: the register is `log2(Delta_l)` with the
+/// default log2 unit's fraction bits (`InflateRule::from_ratio_x256`), so the ratio is
+/// `2^(threshold / 2^frac)`. The LUT log2 cuts its input's mantissa to `q` bits and rounds
+/// its output, so a ratio that was set comes back up to 0.1 % below the 1/256 step it was
+/// rounded to, or a hair (half a unit of the last fraction bit) above; powers of two exactly.
+/// It is the ratio the NIC's check really applies.
+fn ratio_of_threshold(threshold: u32) -> f64 {
+    (threshold as f64 / (1u64 << Log2Params::DEFAULT.frac) as f64).exp2()
 }
 
 pub fn status(args: &StatusArgs, json: bool) -> anyhow::Result<()> {
@@ -170,6 +288,7 @@ pub fn status(args: &StatusArgs, json: bool) -> anyhow::Result<()> {
         active_packets: dev.read64(e + epoch::ACTIVE_PACKETS)?,
         idle_packets: dev.read64(e + epoch::IDLE_PACKETS)?,
         frames: map.stats.map(|s| counters(&mut dev, s)).transpose()?,
+        per_switch: map.per_switch.as_ref().map(|p| PerSwitchView::from(&p.config)),
         blocks: map.describe(),
     };
     if json {
@@ -185,8 +304,87 @@ pub fn status(args: &StatusArgs, json: bool) -> anyhow::Result<()> {
             "frames    {frames} ({sketched} sketched, {non_ip} non-IP, {malformed} malformed), {bytes} bytes"
         );
     }
+    if let Some(p) = &st.per_switch {
+        println!(
+            "per-switch mode {}, inflate ratio {:.3} (INFLATE_THRESHOLD {:#x}), table threshold {}",
+            p.mode, p.inflate_ratio, p.inflate_threshold, p.table_threshold
+        );
+    }
     print!("{}", st.blocks);
     Ok(())
+}
+
+/// What `configure` prints: the configuration the device holds after any write, and the
+/// registers this run wrote (empty when it only read).
+#[derive(Debug, Serialize)]
+struct ConfigureReport {
+    #[serde(flatten)]
+    config: PerSwitchView,
+    written: Vec<&'static str>,
+}
+
+impl ConfigureArgs {
+    /// `now` with the settings given on the command line, and the registers they change
+    /// (named as the contract's register map names them).
+    fn apply(&self, now: PerSwitchConfig) -> (PerSwitchConfig, Vec<&'static str>) {
+        let (mut cfg, mut written) = (now, Vec::new());
+        if let Some(mode) = self.mode {
+            cfg.mode = mode;
+            written.push("MODE");
+        }
+        if let Some(ratio_x256) = self.inflate_ratio {
+            cfg = PerSwitchConfig::from_ratio_x256(cfg.mode, ratio_x256, cfg.table_threshold);
+            written.push("INFLATE_THRESHOLD");
+        }
+        if let Some(n) = self.table_threshold {
+            cfg.table_threshold = n;
+            written.push("TABLE_THRESHOLD");
+        }
+        (cfg, written)
+    }
+}
+
+/// `device configure`: reads the per-switch half's configuration, writes the settings given
+/// (the others kept as read), and prints what the device holds after reading it back.
+pub fn configure(args: &ConfigureArgs, json: bool) -> anyhow::Result<()> {
+    let mut dev = open(&args.device)?;
+    let at = || format!("device {}", args.device);
+    let map = DeviceMap::discover(&mut dev).with_context(at)?;
+    let now = read_per_switch_config(&mut dev, &map).with_context(at)?;
+    let (wanted, written) = args.apply(now);
+    let held = if written.is_empty() {
+        now
+    } else {
+        write_per_switch_config(&mut dev, &map, &wanted)
+            .with_context(|| format!("device {}: the configuration was not applied", args.device))?
+    };
+    let report = ConfigureReport { config: PerSwitchView::from(&held), written };
+    if json {
+        return super::print_json(&report);
+    }
+    print_configuration(&args.device, &report);
+    Ok(())
+}
+
+/// The text form of `configure`'s report.
+fn print_configuration(device: &str, r: &ConfigureReport) {
+    let c = &r.config;
+    if r.written.is_empty() {
+        println!("{device}: per-switch half");
+    } else {
+        println!("{device}: wrote {}; the device holds", r.written.join(", "));
+    }
+    println!("mode             {}", c.mode);
+    println!(
+        "inflate ratio    {:.3}  (Delta_l; INFLATE_THRESHOLD {:#x} = log2 of the ratio, {} fraction bits)",
+        c.inflate_ratio,
+        c.inflate_threshold,
+        Log2Params::DEFAULT.frac
+    );
+    println!(
+        "table threshold  {}  (Delta_h; flows above {} packets enter the key table)",
+        c.table_threshold, c.table_threshold
+    );
 }
 
 #[derive(Debug, Serialize)]

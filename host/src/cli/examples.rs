@@ -276,6 +276,30 @@ pub const PAGES: &[Page] = &[
         text: "",
     },
     Page {
+        path: &["device", "configure"],
+        examples: &[
+            ex("device configure --device 0000:03:00.0", "the per-switch half's mode, Delta_l and Delta_h"),
+            top(
+                "device configure --device 0000:03:00.0 --mode acu --inflate-ratio 3 --table-threshold 1500",
+                "per-switch half: ACU, hops over 3x their (flow, switch) average recorded, flows above\n\
+                 1500 packets in the key table",
+            ),
+            ex("--json device configure --device file:bar.img --inflate-ratio 2.5", "one setting; the others kept"),
+        ],
+        text: "Delta_l (--inflate-ratio) is SketchINT's inflated-latency rule: a hop whose latency\n\
+               exceeds Delta_l times its (flow, switch) pair's average so far is recorded. The NIC\n\
+               compares in the log domain, so the device holds log2(Delta_l) in fixed point\n\
+               (INFLATE_THRESHOLD); the ratio printed is the one that register stands for, within\n\
+               0.1 % of the one asked. Delta_h (--table-threshold): a flow whose estimate is\n\
+               strictly above it enters the flow-key table, where per-switch heavy hitters and\n\
+               heavy changes are read from. The options above give the reset values.\n\n\
+               Without a setting nothing is written. With --json: mode, inflate_threshold,\n\
+               inflate_ratio, table_threshold and written (the registers this run wrote); device\n\
+               status --json shows the same object as per_switch. Exit status 1 when the device\n\
+               has no per-switch half or did not keep a register (the error names it), 2 for a\n\
+               mode the hardware lacks (cu) or a ratio below 1.",
+    },
+    Page {
         path: &["device", "readout"],
         examples: &[
             ex("device readout --device 0000:03:00.0 -o epoch.snap", ""),

@@ -52,7 +52,7 @@ pub enum Command {
     /// Read snapshot files: reports, single flows, comparisons.
     #[command(subcommand)]
     Snapshot(SnapshotCmd),
-    /// SmartNICs on the PCI bus (or a BAR image, or the simulator): list, status, readout.
+    /// SmartNICs on the PCI bus (or a BAR image, or the simulator): list, status, configure, readout.
     #[command(subcommand)]
     Device(DeviceCmd),
     /// The simulated NIC: the Verilator model of the generated core behind the driver.
@@ -118,6 +118,13 @@ pub enum DeviceCmd {
     List(device::DevicesArgs),
     /// What a device's registers say: firmware, epoch, frame counters, blocks and windows.
     Status(device::StatusArgs),
+    /// Show or set the per-switch half's insertion mode and thresholds (Delta_l, Delta_h).
+    ///
+    /// With no setting, prints the configuration the device holds and writes nothing. With
+    /// settings, changes only those (the other registers are written back as the device
+    /// held them), reads every register back and prints what the device holds; a register
+    /// the device did not keep is an error that names it.
+    Configure(device::ConfigureArgs),
     /// Swap epochs and read the idle bank out into a snapshot file.
     Readout(device::ReadoutArgs),
 }
@@ -168,6 +175,7 @@ impl Command {
             Command::Snapshot(SnapshotCmd::Diff(a)) => sketch::diff(&a, json),
             Command::Device(DeviceCmd::List(a)) => device::devices(&a, json),
             Command::Device(DeviceCmd::Status(a)) => device::status(&a, json),
+            Command::Device(DeviceCmd::Configure(a)) => device::configure(&a, json),
             Command::Device(DeviceCmd::Readout(a)) => device::readout(&a, json),
             Command::Sim(SimCmd { verb: Some(SimVerb::Run(a)), .. }) => sim::run(&a, json),
             Command::Demo(a) => demo::run(a, json),

@@ -59,7 +59,7 @@ pub struct RunArgs {
 }
 
 /// Parses Delta_l into 1/256 units (the contract's `InflateRule::from_ratio_x256` input).
-fn parse_ratio(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_ratio(s: &str) -> Result<u32, String> {
     let r: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
     if !(1.0..=1e6).contains(&r) {
         return Err(format!("the inflate ratio must be between 1 and 1000000, got {s}"));
