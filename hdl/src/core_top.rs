@@ -70,7 +70,7 @@
 //! | `bus$awaddr` ... `bus$rready` | | | AXI4-Lite slave: `regs::RegsNic`'s [`AxiLiteSlave`] bundle, linked through (21-bit address; signals in [`crate::regs::axil`]) |
 //! | `mon_valid`, `mon_key`, `mon_epoch`, `mon_bank` | out | 1, 104, 32, 1 | monitor: a packet enters the sketch this clock, its key, the EPOCH and bank it is recorded in |
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
-//! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet running-minimum estimate at its last write (`done`) |
+//! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet estimate at its last write (`done`): `Tower::query` after the insert, CM or ACU (the table's input) |
 //! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
 //! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never, by its bound; the tests assert it) |
 //!
@@ -90,7 +90,7 @@ use crate::sketch::epoch::EpochEngine;
 use crate::sketch::sumax::{self, SuMaxPipeline};
 use crate::sketch::tower::{self, TowerPipeline};
 use crate::sketch::tower_window::{self, TowerWindow};
-use crate::sketch::{Sink, TWO_BANKS};
+use crate::sketch::{BitSink, Sink, TWO_BANKS};
 use rust_hdl::prelude::*;
 use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
@@ -156,8 +156,6 @@ pub struct Core {
     // The sketches' packet counts: the engine counts packets per epoch instead.
     sink_packets: Sink<32>,
     sink_tower_packets: Sink<32>,
-    // The descriptor's hop count and shim position: the per-switch half's inputs, not
-    // wired into the core yet.
     // The per-switch half and the flow-key table.
     ps: PerSwitchHalf,
     key_table: KeyTable<TABLE_A>,
@@ -184,6 +182,10 @@ pub struct Core {
     tidx: CellIndex<REGS_IW, TABLE_A>,
     tw_v: [DFF<Bit>; TW_LATENCY],
     tw_q: DFF<Bits<32>>,
+    // The table's per-packet outcome (its own tests check it; the core counts misses) and
+    // the word index's high bits (a slot has 12 words).
+    sink_outcome: [BitSink; 6],
+    sink_word_hi: Sink<4>,
     sm_req: Signal<Local, Bit>,
     lat_req: Signal<Local, Bit>,
     tbl_req: Signal<Local, Bit>,
@@ -341,6 +343,8 @@ impl Core {
             tidx: CellIndex::new(smartnic_contract::regs::per_switch::SLOT_WORDS),
             tw_v: Default::default(),
             tw_q: Default::default(),
+            sink_outcome: Default::default(),
+            sink_word_hi: Default::default(),
             sm_req: Default::default(),
             lat_req: Default::default(),
             tbl_req: Default::default(),
@@ -701,6 +705,13 @@ impl Logic for Core {
             self.tw_v[j].d.next = self.tw_v[j - 1].q.val() & !self.reset.val();
         }
         self.tw_q.d.next = self.key_table.rd_data.val();
+        self.sink_word_hi.x.next = self.tidx.cell_no.val().get_bits::<4>(4);
+        self.sink_outcome[0].x.next = self.key_table.done.val();
+        self.sink_outcome[1].x.next = self.key_table.offered.val();
+        self.sink_outcome[2].x.next = self.key_table.inserted.val();
+        self.sink_outcome[3].x.next = self.key_table.way.val();
+        self.sink_outcome[4].x.next = self.key_table.present.val();
+        self.sink_outcome[5].x.next = self.key_table.full.val();
         // Monitors.
         self.mon_valid.next = self.ing_valid.q.val();
         self.mon_key.next = self.ing_key.q.val();

@@ -33,9 +33,11 @@ use smartnic_sim_tb::simnic::SimFrame;
 const MIN_FRAME_CLOCKS: u64 = (MIN_FRAME / 8) as u64;
 
 /// The adversarial trace (`smartnic_sim_tb::frames::Adversarial`, a fresh flow 1 in 8
-/// packets) through the core in `mode`, a snapshot every 10k frames.
+/// packets) through the core in `mode`, a snapshot every 10k frames, the table threshold
+/// at 2 (back-to-back offers of one flow, a full table, misses).
 fn adversarial(mode: InsertMode, seed: u64, frames: usize) {
-    let mut run = CoreRun::new(mode);
+    // A flow offers its key from its third packet on: the table fills and misses.
+    let mut run = CoreRun::with_table_threshold(mode, 2);
     let mut src = Adversarial::new(seed, 8);
     let plan = Plan { every: 10_000, swap_burst: 2_000, readout_gap: 1_200, snapshots: None };
     run.feed(&mut src.by_ref().take(frames), plan);
@@ -46,6 +48,11 @@ fn adversarial(mode: InsertMode, seed: u64, frames: usize) {
     assert!(s.epochs >= frames / 10_000, "{} epochs", s.epochs);
     assert!(run.checks.iter().all(|c| c.mode == mode));
     assert_eq!(s.b2b_clocks, MIN_FRAME_CLOCKS * s.b2b_frames, "64-byte frames back to back: 8 clocks each");
+    assert!(
+        run.checks.iter().all(|c| c.table_entries > 400 && c.table_misses > 0),
+        "tables filling up and missing: {:?}",
+        run.checks.iter().map(|c| (c.table_entries, c.table_misses)).collect::<Vec<_>>()
+    );
     // The INT stacks hit every delay cell.
     let cells = SuMaxGeometry::nic_default().delay_cells as usize;
     for c in 0..cells {
@@ -108,7 +115,7 @@ fn sixteen_hop_stacks_in_minimum_frames_back_to_back() {
     let beats: u64 = frames.iter().map(|f| f.data.len().div_ceil(8) as u64).sum();
     let mut src = frames.into_iter();
     let plan = Plan { every: 10_000, swap_burst: 2_000, readout_gap: 1_200, snapshots: Some(3) };
-    let mut run = CoreRun::new(InsertMode::Cm);
+    let mut run = CoreRun::with_table_threshold(InsertMode::Cm, 2);
     run.feed(&mut src, plan);
     run.switch_mode(InsertMode::Acu, plan);
     run.feed(&mut src, Plan { snapshots: None, ..plan });

@@ -1,11 +1,13 @@
 //! The driver on the generated register block: `DeviceMap::discover`, `enumerate` and
 //! `read_snapshot` through `SimBar` (AXI4-Lite transactions on the Verilator model).
 use smartnic_contract::geometry::{marker, InsertMode, SuMaxGeometry, TowerGeometry};
+use smartnic_contract::per_switch::PerSwitchGeometry;
 use smartnic_contract::regs::block_type;
 use smartnic_driver::access::RegisterAccess;
+use smartnic_driver::blocks::PerSwitchConfig;
 use smartnic_driver::blocks::{enumerate, DeviceMap};
 use smartnic_driver::readout::{pack, read_snapshot, ReadoutConfig};
-use smartnic_driver::snapshot::Section;
+use smartnic_driver::snapshot::{PerSwitchSection, Section};
 use smartnic_hdl::regs::{default_firmware, RegMap};
 use smartnic_sim_tb::simbar::{Fabric, LiveInputs, RegPorts, RegsFabric, Rng, SimBar, WindowResponder};
 use smartnic_sim_tb::Model;
@@ -18,7 +20,14 @@ fn driver_discovers_the_generated_register_block() {
     let types: Vec<u32> = chain.iter().map(|b| b.ty).collect();
     assert_eq!(
         types,
-        [block_type::FIRMWARE_ID, block_type::STATS, block_type::EPOCH, block_type::TOWER, block_type::SUMAX]
+        [
+            block_type::FIRMWARE_ID,
+            block_type::STATS,
+            block_type::EPOCH,
+            block_type::TOWER,
+            block_type::SUMAX,
+            block_type::PER_SWITCH
+        ]
     );
     for (b, p) in chain.iter().zip(&map.layout.blocks) {
         assert_eq!((b.offset, b.ty), (p.base, p.ty));
@@ -40,6 +49,13 @@ fn driver_discovers_the_generated_register_block() {
     assert_eq!(sumax.geometry, SuMaxGeometry::nic_default());
     let windows: Vec<u32> = map.layout.sumax_windows.iter().map(|w| w.base).collect();
     assert_eq!(sumax.windows, windows);
+    let ps = dev.per_switch.as_ref().unwrap();
+    assert_eq!(ps.geometry, PerSwitchGeometry::nic_default());
+    assert_eq!(ps.config, PerSwitchConfig::nic_default(), "the register file's reset configuration");
+    let windows: Vec<u32> = map.layout.latency_windows.iter().map(|w| w.base).collect();
+    assert_eq!(ps.latency_windows, windows);
+    let windows: Vec<u32> = map.layout.table_windows.iter().map(|w| w.base).collect();
+    assert_eq!(ps.table_windows, windows);
     // MODE written through the driver's access is what discovery reads back.
     bar.write32(tower.base + smartnic_contract::regs::tower::MODE, InsertMode::Acu as u32).unwrap();
     let dev = DeviceMap::discover(&mut bar).unwrap();
@@ -129,17 +145,28 @@ fn read_snapshot_through_the_generated_registers() {
     let mut bar = SimBar::regs_default(|m| EpochFabric::new(m, &map)).unwrap_or_else(|e| panic!("{e}"));
     let dev = DeviceMap::discover(&mut bar).unwrap();
     let (t, s) = (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default());
-    let widths: Vec<Vec<u8>> =
-        t.arrays.iter().map(|a| vec![a.width]).chain(s.hashes.iter().map(|_| s.cell_widths())).collect();
+    let p = PerSwitchGeometry::nic_default();
+    // Word widths of every window: tower counters, SuMax cells, latency (count, sum); the
+    // table ways stay empty (zero slots).
+    let widths: Vec<Vec<u8>> = t
+        .arrays
+        .iter()
+        .map(|a| vec![a.width])
+        .chain(s.hashes.iter().map(|_| s.cell_widths()))
+        .chain(p.latency.arrays.iter().map(|a| vec![a.count_width, a.sum_width]))
+        .chain(p.table.ways.iter().map(|_| vec![0]))
+        .collect();
     // Fill the active bank with random counters that fit their widths.
     let mut r = Rng::new(21);
     let a = bar.fabric.active;
     for (w, cells) in bar.fabric.banks[a].iter_mut().zip(&widths) {
         for (i, v) in w.iter_mut().enumerate() {
-            *v = (r.next_u64() as u32) & marker(cells[i % cells.len()]);
+            let width = cells[i % cells.len()];
+            *v = if width == 0 { 0 } else { (r.next_u64() as u32) & marker(width) };
         }
     }
     bar.fabric.live.active_packets = 123_456_789;
+    bar.fabric.live.table_misses = 77;
     let expect = bar.fabric.banks[a].clone();
     let cfg = ReadoutConfig { source: smartnic_contract::snapshot::source::SIMULATOR, ..Default::default() };
     let (snap, stats) = read_snapshot(&mut bar, &dev, &cfg).unwrap();
@@ -159,6 +186,18 @@ fn read_snapshot_through_the_generated_registers() {
             k += 1;
         }
     }
+    let [PerSwitchSection::LatencyTower { arrays, .. }, PerSwitchSection::KeyTable { misses, ways, .. }, PerSwitchSection::Records { stream }] =
+        &snap.per_switch[..]
+    else {
+        panic!("per-switch sections: {:?}", snap.per_switch.iter().map(|s| s.kind()).collect::<Vec<_>>())
+    };
+    for got in arrays {
+        assert_eq!(got, &pack(&expect[k], &widths[k], "expected").unwrap(), "window {k}");
+        k += 1;
+    }
+    assert_eq!(*misses, 77);
+    assert!(ways.iter().all(|w| w.iter().all(|&b| b == 0)) && stream.is_empty());
+    k += ways.len();
     assert_eq!(k, map.windows.len());
     assert_eq!((bar.fabric.swaps, bar.fabric.clears), (1, 1));
     assert!(bar.fabric.banks[a].iter().all(|w| w.iter().all(|&v| v == 0)), "the read bank was cleared");

@@ -353,7 +353,7 @@ impl Logic for HopSerializer {
         for j in 0..HOPS {
             self.path_sw[j].x.next = self.rec[3 * j].val();
         }
-        self.path_acc[0].next = self.path_sw[0].y.val();
+        self.path_acc[0].next = self.path_sw[0].y.val() << self.path_at[0].val();
         for j in 1..HOPS {
             self.path_acc[j].next =
                 self.path_acc[j - 1].val() | (self.path_sw[j].y.val() << self.path_at[j].val());

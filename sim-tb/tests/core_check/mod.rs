@@ -155,6 +155,7 @@ pub struct EpochCheck {
     pub hops: u64,
     pub buckets: u64,
     pub table_entries: u64,
+    pub table_misses: u64,
     pub records: Vec<InflatedRecord>,
     /// The epoch's latency tower (equal to the snapshot's) and its buckets at their
     /// markers per array: `(count, sum)`.
@@ -177,6 +178,7 @@ pub fn check_snapshot(
     expect: &Expect,
     mode: InsertMode,
     geometry: &TowerGeometry,
+    table_threshold: u32,
 ) -> EpochCheck {
     let e = snap.epoch;
     assert_eq!(snap.packets, packets.len() as u64, "epoch {e}: IDLE_PACKETS");
@@ -185,7 +187,7 @@ pub fn check_snapshot(
     }
     let mut t = Tower::new(geometry.clone(), mode).unwrap();
     let mut sm = SuMax::new(SuMaxGeometry::nic_default()).unwrap();
-    let mut ps = PerSwitch::new(ModelConfig { mode, ..ModelConfig::nic_default() }).unwrap();
+    let mut ps = PerSwitch::new(ModelConfig { mode, table_threshold, ..ModelConfig::nic_default() }).unwrap();
     for &i in packets {
         let k = key_of(order[i]);
         t.insert(&k);
@@ -281,6 +283,7 @@ pub fn check_snapshot(
         hops: ps.stats().hops,
         buckets,
         table_entries,
+        table_misses: ps.table.misses(),
         records: ps.records().to_vec(),
         latency_markers: latency_markers(&ps.latency),
         latency: ps.latency,
@@ -463,12 +466,20 @@ pub struct CoreRun {
     /// The record stream as the readouts drained it, and RECORD_DROPPED at the last one.
     pub drained: Vec<InflatedRecord>,
     pub records_dropped: u32,
+    /// TABLE_THRESHOLD of the whole run.
+    pub table_threshold: u32,
 }
 
 impl CoreRun {
     /// The core (built or reused), discovered through the driver, MODE = `mode` before any
     /// traffic.
     pub fn new(mode: InsertMode) -> Self {
+        Self::with_table_threshold(mode, PerSwitchConfig::nic_default().table_threshold)
+    }
+
+    /// [`CoreRun::new`] with the flow-key table's threshold at `table_threshold` (a low one
+    /// fills the table: every way taken, misses counted).
+    pub fn with_table_threshold(mode: InsertMode, table_threshold: u32) -> Self {
         let t0 = Instant::now();
         let mut nic = SimNic::new().unwrap_or_else(|e| panic!("{e}"));
         eprintln!("model ready in {:.1} s", t0.elapsed().as_secs_f64());
@@ -496,6 +507,7 @@ impl CoreRun {
             t0,
             drained: Vec::new(),
             records_dropped: 0,
+            table_threshold,
         };
         run.write_mode(mode);
         run.mode_of.insert(0, mode);
@@ -506,7 +518,8 @@ impl CoreRun {
         let base = self.dev.tower.as_ref().unwrap().base;
         self.nic.write32(base + tower_regs::MODE, mode as u32).unwrap();
         // The per-switch half runs in the flow tower's mode, at the reset thresholds.
-        let cfg = PerSwitchConfig { mode, ..PerSwitchConfig::nic_default() };
+        let cfg =
+            PerSwitchConfig { mode, table_threshold: self.table_threshold, ..PerSwitchConfig::nic_default() };
         assert_eq!(write_per_switch_config(&mut self.nic, &self.dev, &cfg).unwrap(), cfg);
         self.dev = DeviceMap::discover(&mut self.nic).unwrap();
         assert_eq!(self.dev.tower.as_ref().unwrap().mode, mode, "MODE reads back");
@@ -573,7 +586,8 @@ impl CoreRun {
         assert_eq!(e as usize, self.checks.len(), "epochs are read in order, none skipped");
         let mode = self.mode_of[&e];
         let pk = self.by_epoch.get(&e).map_or(&[][..], Vec::as_slice);
-        let mut c = check_snapshot(&snap, pk, &self.order, &self.expect, mode, &self.geometry);
+        let mut c =
+            check_snapshot(&snap, pk, &self.order, &self.expect, mode, &self.geometry, self.table_threshold);
         (c.readout_clocks, c.reads, c.readout_frames) = (clocks, st.reads, frames);
         eprintln!(
             "epoch {e} ({mode:?}): {} packets, {} counters equal, markers: tower {:?}, SuMax size/delays {:?}; \
