@@ -125,12 +125,12 @@ pub const BLOCKS: &[BlockDef] = &[
     },
     BlockDef {
         name: "regs",
-        about: "register file: AXI4-Lite slave (21-bit address, 2 MiB BAR), constant words from the contract's Layout (SketchINT tower + NIC SuMax), live counters, epoch CONTROL pulses, tower MODE, 6 readout windows",
+        about: "register file: AXI4-Lite slave (22-bit address, 4 MiB BAR), constant words from the contract's Layout (SketchINT tower + NIC SuMax + the per-switch block), live counters, epoch CONTROL pulses, tower MODE, per-switch MODE and thresholds, record stream read-to-pop, 11 readout windows",
         verilog: crate::regs::nic_verilog,
     },
     BlockDef {
         name: "core",
-        about: "NIC core top: AXI-Stream 64-bit -> parser -> two-bank TowerSketch (SketchINT FPGA geometry) + two-bank SuMax (NIC geometry, time_of + delay_bin) under one epoch engine, statistics counters, AXI4-Lite register file (default map) with the idle banks behind the readout windows",
+        about: "NIC core top: AXI-Stream 64-bit -> parser -> two-bank TowerSketch (SketchINT FPGA geometry) + two-bank SuMax (NIC geometry, time_of + delay_bin) + the per-switch half (latency tower, inflated-latency records) + the flow-key table, all under one epoch engine, statistics counters, AXI4-Lite register file (default map) with the idle banks behind the readout windows",
         verilog: crate::core_top::nic_verilog,
     },
 ];

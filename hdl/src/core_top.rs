@@ -67,7 +67,7 @@
 //! | `tdata`, `tkeep`, `tlast`, `tuser`, `tvalid` | in | 64, 8, 1, 1, 1 | AXI-Stream from the MAC (`tdata[7:0]` first on the wire) |
 //! | `tready` | out | 1 | constant 1 |
 //! | `now` | in | 64 | free-running ns timestamp (sampled at a frame's first beat) |
-//! | `bus$awaddr` ... `bus$rready` | | | AXI4-Lite slave: `regs::RegsNic`'s [`AxiLiteSlave`] bundle, linked through (21-bit address; signals in [`crate::regs::axil`]) |
+//! | `bus$awaddr` ... `bus$rready` | | | AXI4-Lite slave: `regs::RegsNic`'s [`AxiLiteSlave`] bundle, linked through (22-bit address; signals in [`crate::regs::axil`]) |
 //! | `mon_valid`, `mon_key`, `mon_epoch`, `mon_bank` | out | 1, 104, 32, 1 | monitor: a packet enters the sketch this clock, its key, the EPOCH and bank it is recorded in |
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet estimate at its last write (`done`): `Tower::query` after the insert, CM or ACU (the table's input) |

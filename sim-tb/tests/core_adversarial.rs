@@ -7,11 +7,15 @@
 //!   the flow of a packet 1..16 places back, some with an INT stack; CM and ACU; a snapshot
 //!   every 10k frames;
 //! - 16-hop INT stacks in minimum frames (144 bytes) back to back, between 64-byte frames:
-//! the hop serializer's worst case, no hop refused;
-//! - saturation: two elephants of > 65,535 packets in one epoch (8- and 16-bit tower arrays
-//!   and 16-bit SuMax delay cells at their markers), mixed with other flows, CM then ACU.
+//!   the hop serializer's worst case, no hop refused;
+//! - saturation: two elephants of > 65,535 packets in one epoch (8- and 16-bit tower
+//!   arrays, 16-bit SuMax delay cells, the latency tower's 8/16-bit counts and 24-bit sums
+//!   at their markers) and a pair whose hop latencies saturate the 32-bit latency sums,
+//!   mixed with other flows, CM then ACU.
 //!
-//! The 1M-packet Zipf trace through the core is in `core.rs` (`zipf_1m_generated_trace`).
+//! Every epoch's per-switch half (latency buckets, key table, inflated-latency records) is
+//! compared with the software model's too (`core_check`). The 1M-packet Zipf trace and the
+//! 1M-packet lab capture through the core are in `core.rs`.
 //!
 //! Frames arrive back to back except during a readout, where they stay back to back for
 //! 2,000 clocks after the SWAP write (so packets of both epochs are in the pipelines around
@@ -86,7 +90,7 @@ fn full_stack(f: SimFrame, rng: &mut KeyStream) -> SimFrame {
         panic!("the adversarial trace is IP only")
     };
     let base = u16::from_be_bytes([key.as_bytes()[3], key.as_bytes()[12]]);
-    let hops: Vec<Hop> = (0..MAX_HOPS as u16)
+    let hops: Vec<Hop> = (0..MAX_HOPS)
         .map(|j| Hop { switch_id: base.wrapping_mul(17).wrapping_add(j), latency_ns: random_latency(rng) })
         .collect();
     SimFrame::new(f.ts_ns, udp4_frame(&key, None, Some(&hops), FULL_STACK_FRAME))
@@ -144,7 +148,7 @@ fn saturating(rng: &mut KeyStream, ts: &mut u64, frames: usize, a: &FlowKey, b: 
                     udp4_frame(a, None, Some(&[hop]), MIN_FRAME)
                 }
                 1 | 3 | 5 => udp4_frame(b, Some(20), None, MIN_FRAME),
-                _ if rng.next_u64() % 16 == 0 => {
+                _ if rng.next_u64().is_multiple_of(16) => {
                     let hop = Hop {
                         switch_id: SLOW_SWITCH,
                         latency_ns: u32::MAX - (rng.next_u64() % 1_000) as u32,
