@@ -171,6 +171,10 @@ fn print_hosts(r: &DemoReport) {
             format!("{rec}/{model}")
         );
     }
+    println!(
+        "  records: inflated-latency records the NIC delivered / the model's (fewer when the NIC's \
+         512-record buffer filled before the epoch's readout drained it; those it kept are the model's, in order)"
+    );
     if let Some(reads) = r.reads_per_snapshot {
         println!(
             "  readout: {reads} register reads per snapshot (~{:.0} ms of MMIO at 1 us per read)",
