@@ -221,7 +221,7 @@ const fn max(a: usize, b: usize) -> usize {
 }
 
 // The literal taps of `update` (`#[hdl_gen]` reads indices from their text).
-const _: () = assert!(KT_WAIT == 7 && LW_LATENCY == 3 && TW_LATENCY == 6);
+const _: () = assert!(KT_WAIT == 7 && SW_LATENCY == 7 && LW_LATENCY == 3 && TW_LATENCY == 6);
 /// Clocks from a SuMax window request to its answer: (bucket, cell), the array read, the
 /// array select register.
 pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
@@ -578,8 +578,7 @@ impl Logic for Core {
         self.regs.idle_packets.next = self.engine.idle_packets.val();
         self.regs.active_packets.next = self.engine.active_packets.val();
         // Window answers: one read is pending at a time, so the one whose line ends acks.
-        // `sw_v[6]`, `lw_v[2]`, `tw_v[5]`: the lines' last taps (SW_LATENCY = 7 asserted by
-        // the tests, the others above).
+        // `sw_v[6]`, `lw_v[2]`, `tw_v[5]`: the lines' last taps (asserted above).
         self.regs.win_ack.next =
             self.window.ro_ack.val() | self.sw_v[6].q.val() | self.lw_v[2].q.val() | self.tw_v[5].q.val();
         if self.window.ro_ack.val() {

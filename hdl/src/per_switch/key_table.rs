@@ -54,8 +54,8 @@ pub const WAYS: usize = 2;
 pub const PATH_BITS: usize = MAX_HOPS as usize * slot::SWITCH_WIDTH as usize;
 /// Width of the `hops` port (the slot's hop-count field).
 pub const HOPS_BITS: usize = slot::HOPS_WIDTH as usize;
-/// 32-bit words of one slot on the readout port.
-pub const SLOT_WORDS: usize = SLOT_BITS.div_ceil(32);
+/// 32-bit words of one slot on the readout port: the contract's table-window layout.
+pub const SLOT_WORDS: usize = smartnic_contract::regs::per_switch::SLOT_WORDS as usize;
 /// Clocks from a packet at the inputs to its slots' write (inclusive); `done` shows in
 /// the last one.
 pub const LATENCY: usize = hash::LATENCY + 4;
