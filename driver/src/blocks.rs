@@ -461,6 +461,12 @@ fn read_crc<A: RegisterAccess + ?Sized>(
     Ok(Ok(CrcParams { poly, init, xorout, refin: flags & 1 != 0, refout: flags & 2 != 0 }))
 }
 
+/// A MODE register's value as an insertion mode: the hardware implements CM (0) and ACU
+/// (2); anything else (CU included) is not a mode a device can hold.
+pub(crate) fn hardware_mode(raw: u32) -> Option<InsertMode> {
+    u8::try_from(raw).ok().and_then(InsertMode::from_u8).filter(|m| *m != InsertMode::Cu)
+}
+
 /// Decodes the TowerSketch block at `base`.
 pub fn read_tower<A: RegisterAccess + ?Sized>(dev: &mut A, base: u32) -> Result<TowerBlock, BlockError> {
     let bad = |what: String| BlockError::Invalid { block: "towersketch", at: base, what };
@@ -471,10 +477,7 @@ pub fn read_tower<A: RegisterAccess + ?Sized>(dev: &mut A, base: u32) -> Result<
     }
     check_body(dev, "towersketch", base, tower::ARRAY0 + n * tower::ARRAY_STRIDE)?;
     let mode_raw = dev.read32_live(base + tower::MODE)?;
-    let mode = u8::try_from(mode_raw)
-        .ok()
-        .and_then(InsertMode::from_u8)
-        .filter(|m| *m != InsertMode::Cu)
+    let mode = hardware_mode(mode_raw)
         .ok_or_else(|| bad(format!("insertion mode {mode_raw} is not CM (0) or ACU (2)")))?;
     let (mut arrays, mut windows) = (Vec::new(), Vec::new());
     for i in 0..n {

@@ -2,7 +2,7 @@
 //! table's geometry, their readout windows, and the half's live configuration (mode and
 //! thresholds), decoded from the registers alone like the flow sketches' blocks.
 
-use super::{check_body, read_crc, BlockError};
+use super::{check_body, hardware_mode, read_crc, BlockError};
 use crate::access::RegisterAccess;
 use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::per_switch::{
@@ -66,12 +66,10 @@ pub fn read_config<A: RegisterAccess + ?Sized>(
 /// MODE as an insertion mode (0 CM, 2 ACU; the tower's rule).
 pub fn read_mode<A: RegisterAccess + ?Sized>(dev: &mut A, base: u32) -> Result<InsertMode, BlockError> {
     let raw = dev.read32_live(base + MODE)?;
-    u8::try_from(raw).ok().and_then(InsertMode::from_u8).filter(|m| *m != InsertMode::Cu).ok_or_else(|| {
-        BlockError::Invalid {
-            block: NAME,
-            at: base,
-            what: format!("MODE at {:#x} reads {raw}, not CM (0) or ACU (2)", base + MODE),
-        }
+    hardware_mode(raw).ok_or_else(|| BlockError::Invalid {
+        block: NAME,
+        at: base,
+        what: format!("MODE at {:#x} reads {raw}, not CM (0) or ACU (2)", base + MODE),
     })
 }
 
