@@ -12,14 +12,14 @@ use crate::lab::output::{write_truth, DirSink};
 use crate::lab::truth::FlowTruth;
 use crate::lab::{LabConfig, Truth};
 use crate::simulator::{replay, Progress, ReplayConfig};
-use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
+use crate::sketch::per_switch::{first_out_of_order, PerSwitch, PerSwitchConfig};
 use crate::sketch::snapshot::{from_section, per_switch_sections, per_switch_state, to_section};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::{bin_edges, DelaySummary};
 use crate::trace::{Packet, PacketReader};
 use anyhow::Context;
 use serde::Serialize;
-use smartnic_contract::geometry::{InsertMode, TowerGeometry};
+use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::Snapshot;
 use smartnic_p4::topology::{fat_tree, Topology, DEFAULT_DELAY_NS, DEFAULT_RATE_BPS};
@@ -329,13 +329,7 @@ fn check_epochs(
 /// The software model of the NIC's per-switch half over one epoch's packets (ACU, as the
 /// replay sets both towers; the flow tower's estimate after each packet feeds the table).
 fn model_half(e: u32, chunk: &[Packet]) -> anyhow::Result<PerSwitch> {
-    let mut tower = crate::sketch::Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu)?;
-    let mut half = PerSwitch::new(PerSwitchConfig::nic_default())?;
-    for p in chunk {
-        tower.insert(&p.key);
-        half.observe(e, p, tower.query(&p.key));
-    }
-    Ok(half)
+    Ok(PerSwitch::of_epoch(PerSwitchConfig::nic_default(), InsertMode::Acu, e, chunk)?)
 }
 
 /// What [`per_switch_epoch`] found.
@@ -362,8 +356,7 @@ fn per_switch_epoch(
         (Some(lt), Some(rec)) => {
             let equal = snap.per_switch.len() >= 2 && snap.per_switch[..2] == want[..2];
             // The NIC's records are the model's, in order, less any its full buffer dropped.
-            let mut it = model.records().iter();
-            let in_order = rec.iter().all(|r| it.any(|m| m == r));
+            let in_order = first_out_of_order(&rec, model.records()).is_none();
             (lt, rec, Some(equal && in_order))
         }
         _ => (model.latency.clone(), model.records().to_vec(), None),

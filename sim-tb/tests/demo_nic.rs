@@ -9,9 +9,9 @@ use smartnic::demo::{run, verdict, DemoConfig};
 use smartnic::simulator::{no_progress, SIM_ENV};
 use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig};
 use smartnic::sketch::snapshot::{per_switch_sections, to_section};
-use smartnic::sketch::{SketchKind, Tower};
+use smartnic::sketch::SketchKind;
 use smartnic::trace::{Packet, PacketReader};
-use smartnic_contract::geometry::{InsertMode, TowerGeometry};
+use smartnic_contract::geometry::InsertMode;
 use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::Path;
 
@@ -80,12 +80,8 @@ fn nic_demo_epochs_equal_the_software_sketches() {
             // The per-switch half: the model over the same packets (ACU, the flow tower's
             // estimate after each packet), latency tower and key table equal, and with
             // 400-packet epochs the record buffer never fills: the records equal too.
-            let mut tower = Tower::new(TowerGeometry::sketchint_fpga(), InsertMode::Acu).unwrap();
-            let mut half = PerSwitch::new(PerSwitchConfig::nic_default()).unwrap();
-            for p in chunk {
-                tower.insert(&p.key);
-                half.observe(e as u32, p, tower.query(&p.key));
-            }
+            let half = PerSwitch::of_epoch(PerSwitchConfig::nic_default(), InsertMode::Acu, e as u32, chunk)
+                .unwrap();
             let want = per_switch_sections(&half, half.records());
             assert!(
                 snap.per_switch == want,

@@ -10,7 +10,7 @@
 use super::key_table::{KeyTable, Offer};
 use super::latency_tower::LatencyTower;
 use crate::trace::Packet;
-use smartnic_contract::geometry::{GeometryError, InsertMode};
+use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::lut::{log2_table, Log2Params};
 use smartnic_contract::per_switch::{
     InflateRule, KeyTableGeometry, LatencyTowerGeometry, DEFAULT_TABLE_THRESHOLD,
@@ -114,6 +114,24 @@ impl PerSwitch {
         }
     }
 
+    /// One epoch of the half as the NIC fills it: `packets` in order, each observed with
+    /// the estimate a flow tower at the NIC's geometry (`TowerGeometry::sketchint_fpga`, in
+    /// `tower_mode`) gives right after the packet's insertion.
+    pub fn of_epoch(
+        config: PerSwitchConfig,
+        tower_mode: InsertMode,
+        epoch: u32,
+        packets: &[Packet],
+    ) -> Result<Self, GeometryError> {
+        let mut tower = super::Tower::new(TowerGeometry::sketchint_fpga(), tower_mode)?;
+        let mut half = PerSwitch::new(config)?;
+        for p in packets {
+            tower.insert(&p.key);
+            half.observe(epoch, p, tower.query(&p.key));
+        }
+        Ok(half)
+    }
+
     /// The inflated-latency records produced so far, in order.
     pub fn records(&self) -> &[InflatedRecord] {
         &self.records
@@ -135,6 +153,14 @@ impl PerSwitch {
         self.table.clear();
         self.stats = PerSwitchStats::default();
     }
+}
+
+/// Where `kept` stops being `model` less some records, in order (what a record buffer that
+/// drops whole records when full delivers): the index of the first kept record that is not
+/// the model's next, or `None` when every kept record is.
+pub fn first_out_of_order(kept: &[InflatedRecord], model: &[InflatedRecord]) -> Option<usize> {
+    let mut it = model.iter();
+    kept.iter().position(|r| !it.any(|m| m == r))
 }
 
 #[cfg(test)]
@@ -185,5 +211,21 @@ mod tests {
         s.clear();
         assert_eq!(s.table.entries().count(), 0);
         assert_eq!(s.stats(), PerSwitchStats::default());
+    }
+
+    #[test]
+    fn records_kept_in_order_are_the_model_less_some() {
+        let r = |n: u32| InflatedRecord {
+            epoch: 0,
+            flow: FlowKey::default(),
+            switch_id: n as u16,
+            latency_ns: n,
+        };
+        let model: Vec<InflatedRecord> = (0..5).map(r).collect();
+        assert_eq!(first_out_of_order(&model, &model), None);
+        assert_eq!(first_out_of_order(&[r(0), r(2), r(4)], &model), None, "dropped ones are fine");
+        assert_eq!(first_out_of_order(&[r(0), r(3), r(2)], &model), Some(2), "out of order");
+        assert_eq!(first_out_of_order(&[r(1), r(7)], &model), Some(1), "not the model's");
+        assert_eq!(first_out_of_order(&[r(1), r(1)], &model), Some(1), "twice");
     }
 }

@@ -17,7 +17,7 @@
 #![allow(dead_code)]
 
 use smartnic::sketch::latency_tower::LatencyTower;
-use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig as ModelConfig};
+use smartnic::sketch::per_switch::{first_out_of_order, PerSwitch, PerSwitchConfig as ModelConfig};
 use smartnic::sketch::snapshot::{from_section, per_switch_sections, to_section};
 use smartnic::sketch::{AnySketch, SuMax, Tower};
 use smartnic::trace::frame::{parse_frame, FrameClass, LINKTYPE_ETHERNET};
@@ -654,15 +654,14 @@ impl CoreRun {
     /// The drained record stream is the model's records of every epoch in order, less the
     /// ones the device counted as dropped (a full buffer drops whole records, keeping order).
     fn check_records(&self) {
-        let want: Vec<&InflatedRecord> = self.checks.iter().flat_map(|c| &c.records).collect();
+        let want: Vec<InflatedRecord> = self.checks.iter().flat_map(|c| c.records.iter().cloned()).collect();
         let dropped = self.records_dropped as usize;
         assert_eq!(want.len(), self.drained.len() + dropped, "records: model vs drained + dropped");
-        let mut it = want.iter();
-        for (n, r) in self.drained.iter().enumerate() {
-            assert!(it.any(|w| *w == r), "drained record {n} {r:?} is not the model's next");
+        if let Some(n) = first_out_of_order(&self.drained, &want) {
+            panic!("drained record {n} {:?} is not the model's next", self.drained[n]);
         }
         if dropped == 0 {
-            assert!(want.iter().copied().eq(self.drained.iter()), "records differ");
+            assert_eq!(want, self.drained, "records differ");
         }
     }
 
