@@ -2,17 +2,22 @@
 //!
 //! Workload: SketchINT's CPU setting, a Zipf(1.0) trace of 2M packets over 170K flows
 //! (sizes from the trace generator, packet order shuffled with a fixed seed), 2 MiB of
-//! counters per sketch; TowerSketch is d=5 with 2/4/8/16/32-bit counters. One packet is one
-//! element, so criterion's throughput line reads directly in packets per second.
-//! TowerSketch (and the CM/CU baselines, which are Towers of equal widths) uses the
-//! prefetching `insert_batch`, the path bulk consumers take; `tower-cm-single` measures
+//! counters per sketch; TowerSketch is d=5 with 2/4/8/16/32-bit counters (d=3: 8/16/32).
+//! One packet is one element, so criterion's throughput line reads directly in packets per
+//! second. Every TowerSketch (and the CM/CU baselines, Towers of equal 32-bit widths) uses
+//! the prefetching `insert_batch`, the path bulk consumers take; `tower-cm-single` measures
 //! one `insert` call per packet for comparison.
+//!
+//! `SMARTNIC_KEYS_OUT=<file>` also writes the workload's keys to `<file>` in the record
+//! layout of SketchINT's CPU tools (13-byte key, then an 8-byte timestamp, here the packet
+//! number, little-endian), so other implementations can be timed on the same packets.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use smartnic::sketch::{AnySketch, SketchKind};
+use smartnic::sketch::{AnySketch, SketchKind, Tower};
 use smartnic::trace::gen::zipf_sizes;
+use smartnic_contract::geometry::{InsertMode, TowerGeometry};
 use smartnic_contract::vectors::KeyStream;
 use smartnic_contract::FlowKey;
 
@@ -30,6 +35,18 @@ fn workload() -> Vec<FlowKey> {
     stream
 }
 
+/// Writes `keys` as 21-byte records (key, then the packet number as an 8-byte timestamp).
+fn write_key_file(path: &str, keys: &[FlowKey]) {
+    let mut out = Vec::with_capacity(keys.len() * 21);
+    for (n, k) in keys.iter().enumerate() {
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(&(n as u64).to_le_bytes());
+    }
+    if let Err(e) = std::fs::write(path, out) {
+        panic!("cannot write the key file {path}: {e}");
+    }
+}
+
 fn insert_all(sketch: &mut AnySketch, keys: &[FlowKey]) {
     match sketch {
         AnySketch::Tower(t) => t.insert_batch(keys),
@@ -43,14 +60,31 @@ fn insert_all(sketch: &mut AnySketch, keys: &[FlowKey]) {
     }
 }
 
+/// The Tower configurations of the published CPU comparison that [`SketchKind`] does not
+/// name (other depths of the same 2 MiB).
+fn extra_towers() -> Vec<(&'static str, Tower)> {
+    let t = |widths: &[u8], mode| Tower::new(TowerGeometry::equal_memory(widths, MEMORY), mode).unwrap();
+    vec![
+        ("tower-cm-d3", t(&[8, 16, 32], InsertMode::Cm)),
+        ("tower-cu-d3", t(&[8, 16, 32], InsertMode::Cu)),
+        ("tower-acu-d3", t(&[8, 16, 32], InsertMode::Acu)),
+        ("cm-d5", t(&[32; 5], InsertMode::Cm)),
+        ("cu-d5", t(&[32; 5], InsertMode::Cu)),
+    ]
+}
+
 fn bench(c: &mut Criterion) {
     let keys = workload();
+    if let Ok(path) = std::env::var("SMARTNIC_KEYS_OUT") {
+        write_key_file(&path, &keys);
+    }
     let mut g = c.benchmark_group("insert_2M_zipf1.0_2MiB");
     g.throughput(Throughput::Elements(keys.len() as u64));
     g.sample_size(10);
-    for kind in SketchKind::ALL {
-        let fresh = kind.build(MEMORY);
-        g.bench_function(kind.name(), |b| {
+    let named = SketchKind::ALL.iter().map(|k| (k.name(), k.build(MEMORY)));
+    let extra = extra_towers().into_iter().map(|(n, t)| (n, AnySketch::Tower(t)));
+    for (name, fresh) in named.chain(extra) {
+        g.bench_function(name, |b| {
             b.iter_batched_ref(|| fresh.clone(), |s| insert_all(s, &keys), BatchSize::LargeInput)
         });
     }
