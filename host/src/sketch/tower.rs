@@ -266,7 +266,7 @@ impl Tower {
 /// How many packets ahead the batch loops hash and prefetch: enough to keep several
 /// cache misses in flight (each packet touches `d` unrelated lines), few enough that the
 /// lines are still in L1 when their packet comes.
-const LOOKAHEAD: usize = 8;
+const LOOKAHEAD: usize = 4;
 
 /// [`Tower::insert_batch`] for exactly `D` arrays, one loop per mode so the per-packet
 /// step has no mode branch.
@@ -284,6 +284,15 @@ fn batch_fixed<const D: usize>(
     }
 }
 
+/// What the batch kernels read of one array per counter, copied out of the arrays so it
+/// stays in registers while the counters are written.
+#[derive(Clone, Copy)]
+struct Lane {
+    width: u8,
+    marker: u32,
+    depth: u32,
+}
+
 /// Hash `LOOKAHEAD` packets ahead and prefetch their counters, then apply `step` to the
 /// current packet's indices.
 #[inline(always)]
@@ -291,38 +300,45 @@ fn batch_loop<const D: usize>(
     arrays: &mut [Array; D],
     hashes: &HashBank,
     keys: &[FlowKey],
-    step: impl Fn(&mut [Array; D], &[u32; D]),
+    step: impl Fn(&mut [&mut PackedBits; D], &[Lane; D], &[u64; D]),
 ) {
-    let mut ring = [[0u32; D]; LOOKAHEAD];
+    let lanes = arrays.each_ref().map(|a| Lane { width: a.width, marker: a.marker, depth: a.depth });
+    let mut bits = arrays.each_mut().map(|a| &mut a.bits);
+    let mut ring = [[0u64; D]; LOOKAHEAD];
     for (slot, key) in ring.iter_mut().zip(keys) {
-        *slot = hash_prefetch(arrays, hashes, key);
+        *slot = hash_prefetch(&bits, &lanes, hashes, key);
     }
     for n in 0..keys.len() {
-        let idx = ring[n % LOOKAHEAD];
+        let off = ring[n % LOOKAHEAD];
         if let Some(ahead) = keys.get(n + LOOKAHEAD) {
-            ring[n % LOOKAHEAD] = hash_prefetch(arrays, hashes, ahead);
+            ring[n % LOOKAHEAD] = hash_prefetch(&bits, &lanes, hashes, ahead);
         }
-        step(arrays, &idx);
+        step(&mut bits, &lanes, &off);
     }
 }
 
-/// The `D` indices of `key`, their counters' cache lines requested.
+/// The `D` counter bit offsets of `key`, their cache lines requested.
 #[inline(always)]
-fn hash_prefetch<const D: usize>(arrays: &[Array; D], hashes: &HashBank, key: &FlowKey) -> [u32; D] {
+fn hash_prefetch<const D: usize>(
+    bits: &[&mut PackedBits; D],
+    lanes: &[Lane; D],
+    hashes: &HashBank,
+    key: &FlowKey,
+) -> [u64; D] {
     let h = hashes.hash(key);
-    let mut idx = [0u32; D];
-    for ((x, a), &hk) in idx.iter_mut().zip(arrays).zip(&h) {
-        *x = index(hk, a.depth);
-        a.bits.prefetch(*x as u64 * a.width as u64);
+    let mut off = [0u64; D];
+    for (((o, l), b), &hk) in off.iter_mut().zip(lanes).zip(bits).zip(&h) {
+        *o = index(hk, l.depth) as u64 * l.width as u64;
+        b.prefetch(*o);
     }
-    idx
+    off
 }
 
 /// Count-Min: every non-overflowed counter grows (branch-free in `increment_unless`).
 #[inline(always)]
-fn step_cm<const D: usize>(arrays: &mut [Array; D], idx: &[u32; D]) {
-    for (a, &i) in arrays.iter_mut().zip(idx) {
-        a.bits.increment_unless(i as u64 * a.width as u64, a.width, a.marker);
+fn step_cm<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
+    for ((b, l), &o) in bits.iter_mut().zip(lanes).zip(off) {
+        b.increment_unless(o, l.width, l.marker);
     }
 }
 
@@ -330,17 +346,17 @@ fn step_cm<const D: usize>(arrays: &mut [Array; D], idx: &[u32; D]) {
 /// where it equals the minimum. A counter equal to a finite minimum is below its marker,
 /// so `+ 1` is exactly `cell::store(min + 1, marker)` of the reference path.
 #[inline(always)]
-fn step_cu<const D: usize>(arrays: &mut [Array; D], idx: &[u32; D]) {
+fn step_cu<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
     let mut stored = [0u32; D];
     let mut min = INF;
-    for ((s, a), &i) in stored.iter_mut().zip(arrays.iter()).zip(idx) {
-        *s = a.get(i);
-        min = min.min(value(*s, a.marker));
+    for (((s, b), l), &o) in stored.iter_mut().zip(bits.iter()).zip(lanes).zip(off) {
+        *s = b.get(o, l.width);
+        min = min.min(value(*s, l.marker));
     }
     let live = min != INF;
-    for ((a, &i), &s) in arrays.iter_mut().zip(idx).zip(&stored) {
-        let grow = live & (value(s, a.marker) == min);
-        a.set(i, s + grow as u32);
+    for (((b, l), &o), &s) in bits.iter_mut().zip(lanes).zip(off).zip(&stored) {
+        let grow = live & (value(s, l.marker) == min);
+        b.set(o, l.width, s + grow as u32);
     }
 }
 
@@ -349,14 +365,14 @@ fn step_cu<const D: usize>(arrays: &mut [Array; D], idx: &[u32; D]) {
 /// running minimum becomes `cell + 1` (raising it to `omega` gives the same value, since
 /// then `omega = cell + 1`), and the minimum becomes `min(omega, value(cell + 1))`.
 #[inline(always)]
-fn step_acu<const D: usize>(arrays: &mut [Array; D], idx: &[u32; D]) {
+fn step_acu<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
     let mut omega = INF;
-    for (a, &i) in arrays.iter_mut().zip(idx) {
-        let s = a.get(i);
-        let grow = value(s, a.marker) < omega;
-        a.set(i, s + grow as u32);
+    for ((b, l), &o) in bits.iter_mut().zip(lanes).zip(off) {
+        let s = b.get(o, l.width);
+        let grow = value(s, l.marker) < omega;
+        b.set(o, l.width, s + grow as u32);
         let next = s as u64 + 1;
-        omega = omega.min(if next >= a.marker as u64 { INF } else { next });
+        omega = omega.min(if next >= l.marker as u64 { INF } else { next });
     }
 }
 
