@@ -13,6 +13,7 @@ use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
+use crate::trace::pipeline::{self, for_each_batch};
 use crate::trace::{Format, Packet, PacketReader};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -207,8 +208,43 @@ fn feed(sketches: &mut [AnySketch], batch: &[Packet], per_switch: Option<&mut Pe
     }
 }
 
-/// Packets `sketch run` hands to the sketches at once.
-const RUN_BATCH: usize = 4096;
+/// Where a `sketch run` stands: the epoch being filled and the snapshots written so far.
+struct EpochRun {
+    /// Packets per epoch (`None`: one snapshot of the whole trace).
+    epochs: Option<u64>,
+    epoch: u64,
+    in_epoch: u64,
+    total: u64,
+    out: Vec<SnapshotInfo>,
+}
+
+impl EpochRun {
+    /// Feeds `batch` to the sketches, cut at every epoch end it spans; each completed
+    /// epoch is written as its snapshot and the sketches cleared.
+    fn feed_split(
+        &mut self,
+        mut batch: &[Packet],
+        sketches: &mut [AnySketch],
+        mut per_switch: Option<&mut PerSwitchRun>,
+        output: &Path,
+    ) -> anyhow::Result<()> {
+        while !batch.is_empty() {
+            let room = self.epochs.map_or(u64::MAX, |n| n - self.in_epoch);
+            let (now, later) = batch.split_at(room.min(batch.len() as u64) as usize);
+            feed(sketches, now, per_switch.as_deref_mut(), self.epoch);
+            self.in_epoch += now.len() as u64;
+            self.total += now.len() as u64;
+            if self.epochs == Some(self.in_epoch) {
+                let ps = per_switch.as_deref_mut();
+                self.out.push(write_epoch(sketches, ps, output, self.epochs, self.epoch, self.in_epoch)?);
+                self.epoch += 1;
+                self.in_epoch = 0;
+            }
+            batch = later;
+        }
+        Ok(())
+    }
+}
 
 pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let mut sketches = build_sketches(&args.sketches, args.memory)?;
@@ -228,29 +264,16 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let start = std::time::Instant::now();
     let pb = bar(None, "sketching");
-    let mut out = Vec::new();
-    let (mut epoch, mut in_epoch, mut total) = (0u64, 0u64, 0u64);
-    // Packets reach the sketches in batches (TowerSketch prefetches across a batch); a
-    // batch never spans an epoch boundary.
-    let mut batch = Vec::with_capacity(RUN_BATCH);
-    while let Some(p) = reader.next_packet().with_context(|| format!("trace {}", args.trace.display()))? {
-        batch.push(p);
-        in_epoch += 1;
-        total += 1;
-        if total.is_multiple_of(65536) {
-            pb.set_position(total);
-        }
-        if batch.len() == RUN_BATCH || epochs == Some(in_epoch) {
-            feed(&mut sketches, &batch, per_switch.as_mut(), epoch);
-            batch.clear();
-        }
-        if epochs == Some(in_epoch) {
-            out.push(write_epoch(&mut sketches, per_switch.as_mut(), &args.output, epochs, epoch, in_epoch)?);
-            epoch += 1;
-            in_epoch = 0;
-        }
-    }
-    feed(&mut sketches, &batch, per_switch.as_mut(), epoch);
+    let mut run = EpochRun { epochs, epoch: 0, in_epoch: 0, total: 0, out: Vec::new() };
+    // The parser thread reads ahead while the sketches insert; a batch is cut where an
+    // epoch ends, so every packet lands in the epoch it belongs to.
+    for_each_batch(&mut reader, pipeline::BATCH, |batch| {
+        run.feed_split(batch, &mut sketches, per_switch.as_mut(), &args.output)?;
+        pb.set_position(run.total);
+        Ok::<_, anyhow::Error>(())
+    })
+    .with_context(|| format!("trace {}", args.trace.display()))?;
+    let EpochRun { epoch, in_epoch, total, mut out, .. } = run;
     if in_epoch > 0 || out.is_empty() {
         out.push(write_epoch(&mut sketches, per_switch.as_mut(), &args.output, epochs, epoch, in_epoch)?);
     }

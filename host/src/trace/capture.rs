@@ -10,7 +10,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use super::error::{Problem, TraceError};
-use super::frame::{classify, Classified, FrameError};
+use super::frame::{classify, classify_into, Classified, FrameError};
 use super::pcap::{self, PcapReader};
 use super::pcapng::{self, PcapNgReader};
 use super::records::RecordReader;
@@ -200,6 +200,28 @@ impl<R: Read> PacketReader<R> {
             None => {}
         }
         Ok(c)
+    }
+
+    /// [`PacketReader::next_packet`] into an existing packet, reusing its hop vector's
+    /// memory (no allocation per packet); `Ok(false)` at the end, `p` then unspecified.
+    pub fn next_packet_into(&mut self, p: &mut Packet) -> Result<bool, TraceError> {
+        loop {
+            let Source::Capture(r) = &mut self.src else {
+                return Ok(self.next_packet()?.map(|q| *p = q).is_some());
+            };
+            let Some(frame) = r.next_frame()? else { return Ok(false) };
+            match classify_into(&frame, p) {
+                Ok(true) => {
+                    self.counts.packets += 1;
+                    return Ok(true);
+                }
+                Ok(false) => self.counts.non_ip += 1,
+                Err(e) => {
+                    self.first_malformed.get_or_insert((frame.offset, e));
+                    self.counts.malformed += 1;
+                }
+            }
+        }
     }
 
     /// The next IP packet; non-IP and malformed frames are counted and skipped.

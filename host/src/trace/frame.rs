@@ -11,7 +11,8 @@
 //!   count as not IP;
 //! - up to two VLAN tags (0x8100, 0x88A8, 0x9100); a third tag is malformed;
 //! - optionally the telemetry shim (EtherType 0x88B5), parsed by the contract's
-//!   [`IntShim::parse`]; a shim that fails to parse, or a shim inside a shim, is malformed;
+//!   [`ShimHeader::new_checked`] (the checks of `IntShim::parse`); a shim that fails them,
+//!   or a shim inside a shim, is malformed;
 //! - IPv4 with options (IHL 5..15; IHL < 5, IHL beyond the captured bytes, or a total
 //!   length below the header length is malformed), or IPv6;
 //! - IPv6 extension headers hop-by-hop (0), routing (43), destination options (60),
@@ -28,7 +29,7 @@
 //! NIC sees it as one beat with no valid byte.
 
 use smartnic_contract::key::{PROTO_TCP, PROTO_UDP};
-use smartnic_contract::shim::{Hop, IntShim, ShimError, ETHERTYPE_SHIM};
+use smartnic_contract::shim::{Hop, ShimError, ShimHeader, ETHERTYPE_SHIM};
 use smartnic_contract::FlowKey;
 
 use super::capture::RawFrame;
@@ -129,45 +130,65 @@ pub enum Classified {
 /// Classifies a captured frame; an IP frame becomes a [`Packet`] with the pcap original
 /// length as its wire length.
 pub fn classify(frame: &RawFrame<'_>) -> Classified {
-    match parse_frame(frame.linktype, frame.data) {
-        FrameClass::Ip { key, hops } => {
+    let mut hops = Vec::new();
+    match parse_frame_into(frame.linktype, frame.data, &mut hops) {
+        Ok(Some(key)) => {
             Classified::Packet(Packet { ts_ns: frame.ts_ns, wire_len: frame.orig_len, key, hops })
         }
-        FrameClass::NonIp => Classified::NonIp,
-        FrameClass::Malformed(e) => Classified::Malformed(e),
+        Ok(None) => Classified::NonIp,
+        Err(e) => Classified::Malformed(e),
     }
+}
+
+/// [`classify`] into an existing packet, reusing its hop vector's memory (the bulk
+/// readers' path: no allocation per packet). `Ok(true)`: `p` now holds the frame's packet;
+/// `Ok(false)`: not IP; `Err`: malformed. `p` is unspecified unless `Ok(true)`.
+pub fn classify_into(frame: &RawFrame<'_>, p: &mut Packet) -> Result<bool, FrameError> {
+    let Some(key) = parse_frame_into(frame.linktype, frame.data, &mut p.hops)? else { return Ok(false) };
+    p.key = key;
+    p.ts_ns = frame.ts_ns;
+    p.wire_len = frame.orig_len;
+    Ok(true)
 }
 
 /// Parses one frame of the given link type.
 pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
-    if data.is_empty() {
-        return FrameClass::Malformed(FrameError::Empty);
-    }
-    if data.len() as u64 > MAX_FRAME_LEN {
-        return FrameClass::Malformed(FrameError::TooLong);
-    }
-    let r = match linktype {
-        LINKTYPE_ETHERNET => parse_ethernet(data),
-        LINKTYPE_IPV4 => parse_ipv4(data).map(|k| Some((k, Vec::new()))),
-        LINKTYPE_IPV6 => parse_ipv6(data).map(|k| Some((k, Vec::new()))),
-        LINKTYPE_RAW => match data.first().map(|b| b >> 4) {
-            Some(4) => parse_ipv4(data).map(|k| Some((k, Vec::new()))),
-            Some(6) => parse_ipv6(data).map(|k| Some((k, Vec::new()))),
-            _ => Ok(None),
-        },
-        _ => Ok(None),
-    };
-    match r {
-        Ok(Some((key, hops))) => FrameClass::Ip { key, hops },
+    let mut hops = Vec::new();
+    match parse_frame_into(linktype, data, &mut hops) {
+        Ok(Some(key)) => FrameClass::Ip { key, hops },
         Ok(None) => FrameClass::NonIp,
         Err(e) => FrameClass::Malformed(e),
     }
 }
 
-type IpResult = Result<Option<(FlowKey, Vec<Hop>)>, FrameError>;
+/// The parser behind [`parse_frame`]: the key of an IP frame (`None`: not IP), its INT
+/// hops written into `hops` (cleared first, so a reused vector keeps its memory).
+fn parse_frame_into(linktype: u32, data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
+    hops.clear();
+    if data.is_empty() {
+        return Err(FrameError::Empty);
+    }
+    if data.len() as u64 > MAX_FRAME_LEN {
+        return Err(FrameError::TooLong);
+    }
+    match linktype {
+        LINKTYPE_ETHERNET => parse_ethernet(data, hops),
+        LINKTYPE_IPV4 => parse_ipv4(data).map(Some),
+        LINKTYPE_IPV6 => parse_ipv6(data).map(Some),
+        LINKTYPE_RAW => match data.first().map(|b| b >> 4) {
+            Some(4) => parse_ipv4(data).map(Some),
+            Some(6) => parse_ipv6(data).map(Some),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
 
-/// Ethernet, its VLAN tags (the contract's walk) and the optional shim, then IP.
-fn parse_ethernet(data: &[u8]) -> IpResult {
+type IpResult = Result<Option<FlowKey>, FrameError>;
+
+/// Ethernet, its VLAN tags (the contract's walk) and the optional shim (the contract's
+/// view, its hops appended to `hops`), then IP.
+fn parse_ethernet(data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
     let l2 = walk_l2(data).map_err(|e| match e {
         wire::Error::TooManyTags { .. } => FrameError::TooManyVlanTags,
         wire::Error::Truncated { header: wire::Header::Vlan, .. } => FrameError::VlanTruncated,
@@ -175,22 +196,20 @@ fn parse_ethernet(data: &[u8]) -> IpResult {
     })?;
     let mut ethertype = l2.ethertype;
     let mut rest = &data[l2.payload_at..];
-    let mut hops = Vec::new();
     if ethertype == ETHERTYPE_SHIM {
-        let (shim, after) = IntShim::parse(rest).map_err(FrameError::Shim)?;
-        if shim.next_type == ETHERTYPE_SHIM {
+        let shim = ShimHeader::new_checked(rest).map_err(FrameError::Shim)?;
+        if shim.next_type() == ETHERTYPE_SHIM {
             return Err(FrameError::NestedShim);
         }
-        ethertype = shim.next_type;
-        hops = shim.hops;
-        rest = after;
+        ethertype = shim.next_type();
+        hops.extend((0..shim.hop_count() as usize).map(|i| shim.hop(i)));
+        rest = &rest[shim.header_len()..];
     }
-    let key = match ethertype {
-        ETHERTYPE_IPV4 => parse_ipv4(rest)?,
-        ETHERTYPE_IPV6 => parse_ipv6(rest)?,
-        _ => return Ok(None),
-    };
-    Ok(Some((key, hops)))
+    match ethertype {
+        ETHERTYPE_IPV4 => parse_ipv4(rest).map(Some),
+        ETHERTYPE_IPV6 => parse_ipv6(rest).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// Source and destination ports of `proto` from its header at the start of `l4`.

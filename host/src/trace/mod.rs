@@ -13,6 +13,7 @@
 //! | [`pcapng`] | pcapng sections, interfaces (`if_tsresol`), EPB/SPB/OPB; reader and writer |
 //! | [`capture`] | format by magic, [`PacketReader`] (packets + counts), [`scan`] |
 //! | [`frame`] | Ethernet / VLAN / shim / IPv4 / IPv6 / TCP / UDP -> [`FlowKey`] and hops |
+//! | [`pipeline`] | parsing on its own thread, batches through a bounded channel |
 //! | [`records`] | the papers' 21-byte records (key + u64 LE ns) |
 //! | [`gen`] | seeded Zipf generator with INT stacks |
 //! | [`truth`] | per-flow ground-truth records shared by generator and stats |
@@ -47,6 +48,7 @@ pub mod frame;
 pub mod gen;
 pub mod pcap;
 pub mod pcapng;
+pub mod pipeline;
 pub mod records;
 pub mod stats;
 pub mod truth;

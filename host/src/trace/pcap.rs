@@ -157,8 +157,10 @@ impl<R: Read> PcapReader<R> {
         if incl > limit {
             return Err(TraceError::at(start, Problem::RecordTooLarge { len: incl, limit }));
         }
-        self.buf.clear();
-        let got = (&mut self.inner).take(incl as u64).read_to_end(&mut self.buf)?;
+        // Resized, not cleared and appended to: the buffer keeps its largest size, and one
+        // exact read replaces `read_to_end`'s probing of a `Take`.
+        self.buf.resize(incl as usize, 0);
+        let got = read_full(&mut self.inner, &mut self.buf)?;
         if got < incl as usize {
             return Err(TraceError::at(
                 start,

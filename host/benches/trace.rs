@@ -1,0 +1,56 @@
+//! Reading speed of the trace layer (criterion): a generated pcap of 500K packets with
+//! INT stacks (2-5 hops), held in memory so the figure is the parser's, not the disk's.
+//! `stream` is the streaming reader packet by packet; `pipeline` the same packets in
+//! batches from the parser thread.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use smartnic::trace::gen::{generate, GenConfig, ShimConfig};
+use smartnic::trace::pipeline::{for_each_batch, BATCH};
+use smartnic::trace::{Format, PacketReader, TraceError};
+
+const PACKETS: u64 = 500_000;
+
+fn trace() -> Vec<u8> {
+    let cfg = GenConfig {
+        packets: PACKETS,
+        flows: 20_000,
+        shim: Some(ShimConfig::default()),
+        ..GenConfig::default()
+    };
+    let mut pcap = Vec::new();
+    generate(&cfg, &mut pcap, None).expect("generate");
+    pcap
+}
+
+fn bench(c: &mut Criterion) {
+    let bytes = trace();
+    let mut g = c.benchmark_group("read_500K_int_pcap");
+    g.throughput(Throughput::Elements(PACKETS));
+    g.sample_size(10);
+    g.bench_function("stream", |b| {
+        b.iter(|| {
+            let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+            let mut n = 0u64;
+            while let Some(p) = r.next_packet().unwrap() {
+                n += p.key.as_bytes()[0] as u64;
+            }
+            n
+        })
+    });
+    g.bench_function("pipeline", |b| {
+        b.iter(|| {
+            let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+            let mut n = 0u64;
+            for_each_batch::<_, TraceError, _>(&mut r, BATCH, |batch| {
+                n += batch.len() as u64;
+                Ok(())
+            })
+            .unwrap();
+            n
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,178 @@
+//! Reading and parsing on a thread of their own, overlapped with whatever consumes the
+//! packets.
+//!
+//! Why: a consumer such as `sketch run` or `trace stats` would otherwise wait on the file
+//! and the frame parser for every packet, so its speed would be the sum of the two stages
+//! instead of the slower one. The parser thread hands full batches through a bounded
+//! channel (memory stays [`DEPTH`] batches whatever the trace length) and the consumer
+//! hands the emptied vectors back, so the steady state allocates no batch.
+
+use std::io::Read;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use super::capture::PacketReader;
+use super::error::TraceError;
+use super::Packet;
+
+/// Batches in flight between the parser and the consumer: enough to absorb a consumer's
+/// pause (an epoch's snapshot write), small enough to keep memory bounded.
+pub const DEPTH: usize = 4;
+
+/// Packets per batch handed to the consumer.
+pub const BATCH: usize = 4096;
+
+/// Hands every IP packet of `reader`, in file order, to `consume` in batches of at most
+/// `batch` packets, with reading and parsing on a second thread. Stops at the first error
+/// of either side and returns it; `reader.counts()` afterwards tells what was read.
+pub fn for_each_batch<R, E, F>(reader: &mut PacketReader<R>, batch: usize, mut consume: F) -> Result<(), E>
+where
+    R: Read + Send,
+    E: From<TraceError>,
+    F: FnMut(&[Packet]) -> Result<(), E>,
+{
+    let batch = batch.max(1);
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = sync_channel(DEPTH);
+        let (empty_tx, empty_rx) = sync_channel(DEPTH + 2);
+        scope.spawn(move || produce(reader, batch, &full_tx, &empty_rx));
+        for sent in full_rx {
+            let packets: Vec<Packet> = sent?;
+            consume(&packets)?;
+            // A full return channel only means the parser has vectors enough.
+            let _ = empty_tx.try_send(packets);
+        }
+        Ok(())
+    })
+}
+
+/// The parser thread: fills recycled (or new) vectors and sends them until the trace
+/// ends, an error is sent (after the packets read before it), or the consumer has gone.
+fn produce<R: Read>(
+    reader: &mut PacketReader<R>,
+    batch: usize,
+    full: &SyncSender<Result<Vec<Packet>, TraceError>>,
+    empty: &Receiver<Vec<Packet>>,
+) {
+    loop {
+        let mut packets = empty.try_recv().unwrap_or_else(|_| Vec::with_capacity(batch));
+        let filled = fill(reader, &mut packets, batch);
+        if !packets.is_empty() && full.send(Ok(packets)).is_err() {
+            return;
+        }
+        match filled {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => return drop(full.send(Err(e))),
+        }
+    }
+}
+
+/// Reads up to `batch` packets into `packets`, overwriting the packets a recycled vector
+/// still holds (their hop vectors keep their memory) before pushing new ones; `Ok(false)`
+/// once the trace has ended.
+fn fill<R: Read>(
+    reader: &mut PacketReader<R>,
+    packets: &mut Vec<Packet>,
+    batch: usize,
+) -> Result<bool, TraceError> {
+    packets.truncate(batch);
+    let reused = packets.len();
+    let mut n = 0;
+    let more = loop {
+        if n == batch {
+            break Ok(true);
+        }
+        let read = match n < reused {
+            true => reader.next_packet_into(&mut packets[n]),
+            false => reader.next_packet().map(|p| p.map(|p| packets.push(p)).is_some()),
+        };
+        match read {
+            Ok(true) => n += 1,
+            Ok(false) => break Ok(false),
+            Err(e) => break Err(e),
+        }
+    };
+    // Only the packets read now are sent, never a recycled one.
+    packets.truncate(n);
+    more
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::capture::Format;
+    use crate::trace::gen::{generate, GenConfig, ShimConfig};
+
+    /// INT stacks of 1 to 5 hops (so a recycled packet often holds more hops than the next
+    /// one), IPv6, VLAN tags and ARP frames between the packets.
+    fn trace_bytes(packets: u64) -> Vec<u8> {
+        let shim = ShimConfig { min_hops: 1, max_hops: 5, ..ShimConfig::default() };
+        let cfg = GenConfig {
+            packets,
+            flows: 37,
+            ipv6: 0.3,
+            vlan: 0.3,
+            non_ip: 0.2,
+            shim: Some(shim),
+            ..GenConfig::default()
+        };
+        let mut pcap = Vec::new();
+        generate(&cfg, &mut pcap, None).expect("generate");
+        pcap
+    }
+
+    fn sequential(bytes: &[u8]) -> Vec<Packet> {
+        let mut r = PacketReader::from_reader(bytes, Format::Auto).unwrap();
+        std::iter::from_fn(|| r.next_packet().unwrap()).collect()
+    }
+
+    /// Every packet arrives once, in file order, whatever the batch size (including one
+    /// that does not divide the trace and one larger than it).
+    #[test]
+    fn batches_are_the_streaming_reader_in_order() {
+        let bytes = trace_bytes(1000);
+        let want = sequential(&bytes);
+        for batch in [1, 7, 333, 4096] {
+            let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+            let mut got = Vec::new();
+            for_each_batch::<_, TraceError, _>(&mut r, batch, |b| {
+                assert!(!b.is_empty() && b.len() <= batch);
+                got.extend_from_slice(b);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(got, want, "batch {batch}");
+            assert_eq!(r.counts().packets, 1000);
+            assert!(r.counts().non_ip > 100, "the ARP frames are counted");
+        }
+    }
+
+    /// A damaged file reaches the consumer as the reader's error, after the packets before it.
+    #[test]
+    fn reader_error_is_returned_after_the_good_packets() {
+        let bytes = trace_bytes(100);
+        let cut = &bytes[..bytes.len() - 5];
+        let mut r = PacketReader::from_reader(cut, Format::Auto).unwrap();
+        let mut seen = 0;
+        let err = for_each_batch::<_, TraceError, _>(&mut r, 16, |b| {
+            seen += b.len();
+            Ok(())
+        })
+        .unwrap_err();
+        let mut r = PacketReader::from_reader(cut, Format::Auto).unwrap();
+        let before = std::iter::from_fn(|| r.next_packet().ok().flatten()).count();
+        assert!(before >= 99);
+        assert_eq!(seen, before, "every packet before the damaged record");
+        assert!(err.to_string().contains("truncated") || err.to_string().contains("short"), "{err}");
+    }
+
+    /// A consumer that fails stops the pipeline (no hang on a blocked parser).
+    #[test]
+    fn consumer_error_stops_the_parser() {
+        let bytes = trace_bytes(5000);
+        let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+        let err =
+            for_each_batch(&mut r, 10, |_| Err(TraceError::from(std::io::Error::other("stop")))).unwrap_err();
+        assert!(err.to_string().contains("stop"));
+    }
+}
