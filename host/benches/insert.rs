@@ -17,7 +17,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use smartnic::sketch::{AnySketch, SketchKind, Tower};
 use smartnic::trace::gen::zipf_sizes;
+use smartnic::trace::Packet;
 use smartnic_contract::geometry::{InsertMode, TowerGeometry};
+use smartnic_contract::shim::Hop;
 use smartnic_contract::vectors::KeyStream;
 use smartnic_contract::FlowKey;
 
@@ -35,6 +37,17 @@ fn workload() -> Vec<FlowKey> {
     stream
 }
 
+/// The workload as packets for SuMax: one hop each, timestamps 700 ns apart and delays
+/// spread over 0..50 us.
+fn sumax_packets(keys: &[FlowKey]) -> Vec<Packet> {
+    let packet = |(i, k): (usize, &FlowKey)| {
+        let i = i as u64;
+        let hop = Hop { switch_id: 1, latency_ns: ((i * 2_654_435_761) % 50_000) as u32 };
+        Packet { ts_ns: 1_000_000 + i * 700, wire_len: 64, key: *k, hops: vec![hop] }
+    };
+    keys.iter().enumerate().map(packet).collect()
+}
+
 /// Writes `keys` as 21-byte records (key, then the packet number as an 8-byte timestamp).
 fn write_key_file(path: &str, keys: &[FlowKey]) {
     let mut out = Vec::with_capacity(keys.len() * 21);
@@ -47,16 +60,11 @@ fn write_key_file(path: &str, keys: &[FlowKey]) {
     }
 }
 
-fn insert_all(sketch: &mut AnySketch, keys: &[FlowKey]) {
+fn insert_all(sketch: &mut AnySketch, keys: &[FlowKey], packets: &[Packet]) {
     match sketch {
         AnySketch::Tower(t) => t.insert_batch(keys),
         AnySketch::Elastic(e) => keys.iter().for_each(|k| e.insert(k)),
-        AnySketch::SuMax(s) => {
-            for (i, k) in keys.iter().enumerate() {
-                let i = i as u64;
-                s.insert(k, 1_000_000 + i * 700, (i * 2_654_435_761) % 50_000);
-            }
-        }
+        AnySketch::SuMax(s) => s.insert_packets(packets),
     }
 }
 
@@ -75,6 +83,7 @@ fn extra_towers() -> Vec<(&'static str, Tower)> {
 
 fn bench(c: &mut Criterion) {
     let keys = workload();
+    let packets = sumax_packets(&keys);
     if let Ok(path) = std::env::var("SMARTNIC_KEYS_OUT") {
         write_key_file(&path, &keys);
     }
@@ -85,7 +94,7 @@ fn bench(c: &mut Criterion) {
     let extra = extra_towers().into_iter().map(|(n, t)| (n, AnySketch::Tower(t)));
     for (name, fresh) in named.chain(extra) {
         g.bench_function(name, |b| {
-            b.iter_batched_ref(|| fresh.clone(), |s| insert_all(s, &keys), BatchSize::LargeInput)
+            b.iter_batched_ref(|| fresh.clone(), |s| insert_all(s, &keys, &packets), BatchSize::LargeInput)
         });
     }
     if let AnySketch::Tower(fresh) = SketchKind::TowerCm.build(MEMORY) {

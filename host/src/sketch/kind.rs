@@ -82,7 +82,7 @@ impl AnySketch {
     }
 
     /// Records `packets` in order: the same counters as one [`AnySketch::insert`] each, but
-    /// a TowerSketch takes them through its prefetching [`Tower::insert_batch`].
+    /// TowerSketch and SuMax take them through their prefetching batch paths.
     pub fn insert_packets(&mut self, packets: &[Packet]) {
         /// Keys per batch: large enough to amortise the prefetch ramp, small enough for the stack.
         const KEYS: usize = 256;
@@ -96,7 +96,8 @@ impl AnySketch {
                     t.insert_batch(&keys[..chunk.len()]);
                 }
             }
-            _ => packets.iter().for_each(|p| self.insert(p)),
+            Self::SuMax(s) => s.insert_packets(packets),
+            Self::Elastic(_) => packets.iter().for_each(|p| self.insert(p)),
         }
     }
 
