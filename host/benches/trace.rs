@@ -1,11 +1,12 @@
 //! Reading speed of the trace layer (criterion): a generated pcap of 500K packets with
 //! INT stacks (2-5 hops), held in memory so the figure is the parser's, not the disk's.
 //! `stream` is the streaming reader packet by packet; `pipeline` the same packets in
-//! batches from the parser thread.
+//! batches from the parser thread; `stats` the exact flow statistics (`trace stats`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use smartnic::trace::gen::{generate, GenConfig, ShimConfig};
 use smartnic::trace::pipeline::{for_each_batch, BATCH};
+use smartnic::trace::stats::compute_from;
 use smartnic::trace::{Format, PacketReader, TraceError};
 
 const PACKETS: u64 = 500_000;
@@ -47,6 +48,12 @@ fn bench(c: &mut Criterion) {
             })
             .unwrap();
             n
+        })
+    });
+    g.bench_function("stats", |b| {
+        b.iter(|| {
+            let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+            compute_from(&mut r, |_| {}).unwrap().totals.flows
         })
     });
     g.finish();

@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::trace::gen::{generate_files, GenConfig, Latency, ShimConfig};
-use crate::trace::stats::{FlowTable, TraceStats};
+use crate::trace::stats::{compute_from, TraceStats};
 use crate::trace::{Format, PacketReader, Totals};
 
 #[derive(Debug, Subcommand)]
@@ -191,20 +191,10 @@ pub fn compute_with_progress(path: &Path, format: Format) -> anyhow::Result<Trac
     let mut reader = PacketReader::open_as(path, format)
         .with_context(|| format!("cannot read {} (try --format)", path.display()))?;
     let pb = super::progress::bar(None, "reading");
-    let mut table = FlowTable::new();
-    let mut n = 0u64;
-    while let Some(c) = reader
-        .next_classified()
-        .with_context(|| format!("{} is damaged; frames before the error were read", path.display()))?
-    {
-        table.add(&c);
-        n += 1;
-        if n.is_multiple_of(65536) {
-            pb.set_position(n);
-        }
-    }
+    let stats = compute_from(&mut reader, |n| pb.set_position(n))
+        .with_context(|| format!("{} is damaged; frames before the error were read", path.display()))?;
     pb.finish_and_clear();
-    Ok(table.finish())
+    Ok(stats)
 }
 
 fn stats(args: &StatsArgs, json: bool) -> anyhow::Result<()> {

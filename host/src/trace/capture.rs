@@ -5,6 +5,7 @@
 //! its magic, so a misnamed file still opens, and an unknown magic is an error that says
 //! which formats exist.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -140,6 +141,8 @@ pub struct PacketReader<R = BufReader<File>> {
     src: Source<R>,
     counts: Counts,
     first_malformed: Option<(u64, FrameError)>,
+    /// Malformed frames by [`FrameError::name`].
+    malformed_by_reason: BTreeMap<&'static str, u64>,
 }
 
 impl PacketReader<BufReader<File>> {
@@ -175,7 +178,12 @@ impl<R: Read> PacketReader<R> {
                 Source::Capture(r)
             }
         };
-        Ok(PacketReader { src, counts: Counts::default(), first_malformed: None })
+        Ok(PacketReader {
+            src,
+            counts: Counts::default(),
+            first_malformed: None,
+            malformed_by_reason: BTreeMap::new(),
+        })
     }
 
     /// The next frame, classified (non-IP and malformed frames are returned, and counted).
@@ -187,7 +195,8 @@ impl<R: Read> PacketReader<R> {
                 Some(frame) => {
                     let c = classify(&frame);
                     if let Classified::Malformed(e) = c {
-                        self.first_malformed.get_or_insert((frame.offset, e));
+                        let offset = frame.offset;
+                        self.note_malformed(offset, e);
                     }
                     Some(c)
                 }
@@ -217,7 +226,8 @@ impl<R: Read> PacketReader<R> {
                 }
                 Ok(false) => self.counts.non_ip += 1,
                 Err(e) => {
-                    self.first_malformed.get_or_insert((frame.offset, e));
+                    let offset = frame.offset;
+                    self.note_malformed(offset, e);
                     self.counts.malformed += 1;
                 }
             }
@@ -233,6 +243,17 @@ impl<R: Read> PacketReader<R> {
                 Some(_) => {}
             }
         }
+    }
+
+    /// Keeps the first malformed frame and counts each by reason.
+    fn note_malformed(&mut self, offset: u64, e: FrameError) {
+        self.first_malformed.get_or_insert((offset, e));
+        *self.malformed_by_reason.entry(e.name()).or_default() += 1;
+    }
+
+    /// Malformed frames so far, by reason ([`FrameError::name`]).
+    pub fn malformed_by_reason(&self) -> &BTreeMap<&'static str, u64> {
+        &self.malformed_by_reason
     }
 
     /// What has been read so far.

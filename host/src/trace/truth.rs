@@ -65,8 +65,9 @@ pub struct FlowAcc {
     pub last_ns: u64,
     pub max_iat_ns: u64,
     prev_ns: u64,
-    pub hop_latency_ns: BTreeMap<u16, u64>,
-    pub hop_packets: BTreeMap<u16, u64>,
+    /// Per switch: (switch ID, latency sum, hop records), sorted by switch ID. A flow
+    /// crosses a handful of switches, so a sorted vector beats two maps per hop.
+    hops: Vec<(u16, u64, u64)>,
     pub delay_ns: u64,
 }
 
@@ -85,8 +86,15 @@ impl FlowAcc {
         self.packets += 1;
         self.bytes += wire_len as u64;
         for h in hops {
-            *self.hop_latency_ns.entry(h.switch_id).or_default() += h.latency_ns as u64;
-            *self.hop_packets.entry(h.switch_id).or_default() += 1;
+            let at = match self.hops.binary_search_by_key(&h.switch_id, |e| e.0) {
+                Ok(at) => at,
+                Err(at) => {
+                    self.hops.insert(at, (h.switch_id, 0, 0));
+                    at
+                }
+            };
+            self.hops[at].1 += h.latency_ns as u64;
+            self.hops[at].2 += 1;
             self.delay_ns += h.latency_ns as u64;
         }
     }
@@ -100,8 +108,8 @@ impl FlowAcc {
             first_ns: self.first_ns,
             last_ns: self.last_ns,
             max_iat_ns: self.max_iat_ns,
-            hop_latency_ns: self.hop_latency_ns.clone(),
-            hop_packets: self.hop_packets.clone(),
+            hop_latency_ns: self.hops.iter().map(|&(s, l, _)| (s, l)).collect(),
+            hop_packets: self.hops.iter().map(|&(s, _, n)| (s, n)).collect(),
             delay_ns: self.delay_ns,
         }
     }
