@@ -48,6 +48,26 @@ fn sumax_packets(keys: &[FlowKey]) -> Vec<Packet> {
     keys.iter().enumerate().map(packet).collect()
 }
 
+/// Prints the average relative error over all flows of each Tower mode inserted on 1
+/// and 2 shards (CM: equal by construction; CU/ACU: what sharding costs).
+fn sharded_accuracy(keys: &[FlowKey]) {
+    let mut truth = std::collections::HashMap::new();
+    keys.iter().for_each(|k| *truth.entry(*k).or_insert(0u64) += 1);
+    for kind in [SketchKind::TowerCm, SketchKind::TowerCu, SketchKind::TowerAcu, SketchKind::Cu] {
+        let AnySketch::Tower(fresh) = kind.build(MEMORY) else { continue };
+        let are: Vec<String> = [1, 2]
+            .iter()
+            .map(|&shards| {
+                let mut t = fresh.clone();
+                t.insert_sharded(keys, shards);
+                let sum: f64 = truth.iter().map(|(k, &n)| t.query(k).abs_diff(n) as f64 / n as f64).sum();
+                format!("{shards} shard(s) ARE {:.4}", sum / truth.len() as f64)
+            })
+            .collect();
+        eprintln!("accuracy {}: {}", kind.name(), are.join(", "));
+    }
+}
+
 /// Writes `keys` as 21-byte records (key, then the packet number as an 8-byte timestamp).
 fn write_key_file(path: &str, keys: &[FlowKey]) {
     let mut out = Vec::with_capacity(keys.len() * 21);
@@ -87,6 +107,7 @@ fn bench(c: &mut Criterion) {
     if let Ok(path) = std::env::var("SMARTNIC_KEYS_OUT") {
         write_key_file(&path, &keys);
     }
+    sharded_accuracy(&keys);
     let mut g = c.benchmark_group("insert_2M_zipf1.0_2MiB");
     g.throughput(Throughput::Elements(keys.len() as u64));
     g.sample_size(10);
@@ -96,6 +117,18 @@ fn bench(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter_batched_ref(|| fresh.clone(), |s| insert_all(s, &keys, &packets), BatchSize::LargeInput)
         });
+    }
+    for kind in [SketchKind::TowerCm, SketchKind::TowerCu, SketchKind::TowerAcu, SketchKind::Cu] {
+        let AnySketch::Tower(fresh) = kind.build(MEMORY) else { continue };
+        for shards in [1, 2] {
+            g.bench_function(format!("{}-sharded-{shards}", kind.name()), |b| {
+                b.iter_batched_ref(
+                    || fresh.clone(),
+                    |t| t.insert_sharded(&keys, shards),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
     }
     if let AnySketch::Tower(fresh) = SketchKind::TowerCm.build(MEMORY) {
         // The hashing share of TowerCM: the five CRCs and indices alone, no counter touched.

@@ -157,6 +157,70 @@ impl Tower {
         }
     }
 
+    /// Records `keys` on `shards` threads, each into its own copy of the arrays, then
+    /// adds the copies into `self` ([`Tower::merge`]).
+    ///
+    /// - CM: the packets are cut into contiguous runs; counting commutes, so the result is
+    ///   exactly [`Tower::insert_batch`]'s, counter for counter.
+    /// - CU and ACU: the packets are split by a hash of the key, so every flow lives in
+    ///   one shard; the update then depends on which flows share a shard, and the counters
+    ///   differ from the sequential ones. Bounds: no counter exceeds the CM counter of the
+    ///   same packets (a packet raises a counter by at most one), so the estimate keeps
+    ///   CM's error bound; and for CU every counter a flow maps to is at least that flow's
+    ///   count in its shard, so the merged estimate never falls below the true count. The
+    ///   NIC equality holds for the sequential path only.
+    pub fn insert_sharded(&mut self, keys: &[FlowKey], shards: usize) {
+        let shards = shards.clamp(1, keys.len().max(1));
+        if shards == 1 {
+            return self.insert_batch(keys);
+        }
+        let mut empty = self.clone();
+        empty.clear();
+        let mut parts: Vec<Tower> = vec![empty; shards - 1];
+        let mode = self.mode;
+        std::thread::scope(|scope| {
+            let mut all: Vec<&mut Tower> = std::iter::once(&mut *self).chain(parts.iter_mut()).collect();
+            for (n, t) in all.drain(..).enumerate() {
+                scope.spawn(move || match mode {
+                    InsertMode::Cm => {
+                        t.insert_batch(&keys[n * keys.len() / shards..(n + 1) * keys.len() / shards])
+                    }
+                    InsertMode::Cu | InsertMode::Acu => t.insert_shard(keys, n, shards),
+                });
+            }
+        });
+        for part in &parts {
+            self.merge(part).expect("shards share the geometry");
+        }
+    }
+
+    /// Inserts the keys of `keys` that [`shard_of`] gives to shard `n` of `shards`, in order.
+    fn insert_shard(&mut self, keys: &[FlowKey], n: usize, shards: usize) {
+        const CHUNK: usize = 256;
+        let mut mine = Vec::with_capacity(CHUNK);
+        for chunk in keys.chunks(CHUNK) {
+            mine.clear();
+            mine.extend(chunk.iter().filter(|k| shard_of(k, shards) == n));
+            self.insert_batch(&mine);
+        }
+    }
+
+    /// Adds `other`'s counters into these, counter by counter, saturating at each array's
+    /// overflow marker (an overflowed counter stays overflowed). For CM this is exactly
+    /// the sketch of both packet streams. Refused when the geometries differ.
+    pub fn merge(&mut self, other: &Tower) -> Result<(), GeometryMismatch> {
+        if self.geometry != other.geometry {
+            return Err(GeometryMismatch);
+        }
+        for (a, b) in self.arrays.iter_mut().zip(&other.arrays) {
+            for i in 0..a.depth {
+                let sum = a.get(i) as u64 + b.get(i) as u64;
+                a.set(i, sum.min(a.marker as u64) as u32);
+            }
+        }
+        Ok(())
+    }
+
     /// Indices of `key`, with their counters' cache lines requested.
     #[inline(always)]
     fn prefetch(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
@@ -261,6 +325,25 @@ impl Tower {
     pub fn memory_bytes(&self) -> u64 {
         self.geometry.memory_bits().div_ceil(8)
     }
+}
+
+/// Two towers of different geometries cannot be merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot merge towers of different geometries")]
+pub struct GeometryMismatch;
+
+/// The shard of `key` among `shards` for [`Tower::insert_sharded`]: a multiply-shift of
+/// the key's bytes folded into 64 bits (cheap, and independent of the arrays' CRCs).
+#[inline]
+pub fn shard_of(key: &FlowKey, shards: usize) -> usize {
+    let b = key.as_bytes();
+    let mut lo = [0u8; 8];
+    lo.copy_from_slice(&b[..8]);
+    let mut hi = [0u8; 8];
+    hi[..b.len() - 8].copy_from_slice(&b[8..]);
+    let h =
+        (u64::from_le_bytes(lo) ^ u64::from_le_bytes(hi).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((h >> 32) * shards as u64 >> 32) as usize
 }
 
 /// How many packets ahead the batch loops hash and prefetch: enough to keep several
@@ -514,6 +597,50 @@ mod tests {
                 assert_batch_equals_sequential(&[(32, 7), (32, 5), (32, 3)], mode, &keys);
             }
         }
+    }
+
+    /// Sharded CM is the sequential CM, counter for counter, narrow counters saturated
+    /// included; sharded CU and ACU stay within their stated bounds: no counter above the
+    /// CM counter of the same packets, and (CU) no flow estimated below its true count.
+    #[test]
+    fn sharded_insert_is_exact_for_cm_and_bounded_for_cu_acu() {
+        let mut stream = smartnic_contract::vectors::KeyStream::new(11);
+        let pool: Vec<FlowKey> = (0..300).map(|_| stream.next_key()).collect();
+        let keys: Vec<FlowKey> = (0..20_000usize).map(|n| pool[(n * n / 7 + n) % pool.len()]).collect();
+        let g = TowerGeometry::from_widths_depths(&[(2, 256), (4, 128), (8, 64), (16, 32), (32, 16)]);
+        let mut truth = std::collections::HashMap::new();
+        keys.iter().for_each(|k| *truth.entry(*k).or_insert(0u64) += 1);
+        let mut cm = Tower::new(g.clone(), InsertMode::Cm).unwrap();
+        keys.iter().for_each(|k| cm.insert(k));
+        for shards in 1..=4 {
+            let mut sharded = Tower::new(g.clone(), InsertMode::Cm).unwrap();
+            sharded.insert_sharded(&keys, shards);
+            for a in 0..5 {
+                assert_eq!(sharded.array_bytes(a), cm.array_bytes(a), "CM, {shards} shards, array {a}");
+            }
+            for mode in [InsertMode::Cu, InsertMode::Acu] {
+                let mut t = Tower::new(g.clone(), mode).unwrap();
+                t.insert_sharded(&keys, shards);
+                for (a, arr) in t.arrays.iter().enumerate() {
+                    for i in 0..arr.depth {
+                        assert!(t.counter(a, i) <= cm.counter(a, i), "{mode:?} {shards} shards a{a}[{i}]");
+                    }
+                }
+                if mode == InsertMode::Cu {
+                    for (k, &n) in &truth {
+                        assert!(t.query(k) >= n, "CU, {shards} shards, {k}: {} < {n}", t.query(k));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn merge_refuses_another_geometry() {
+        let mut a = Tower::new(TowerGeometry::from_widths_depths(&[(8, 16)]), InsertMode::Cm).unwrap();
+        let b = Tower::new(TowerGeometry::from_widths_depths(&[(8, 32)]), InsertMode::Cm).unwrap();
+        assert_eq!(a.merge(&b), Err(GeometryMismatch));
+        assert_eq!(GeometryMismatch.to_string(), "cannot merge towers of different geometries");
     }
 
     #[test]
