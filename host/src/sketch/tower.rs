@@ -343,7 +343,7 @@ pub fn shard_of(key: &FlowKey, shards: usize) -> usize {
     hi[..b.len() - 8].copy_from_slice(&b[8..]);
     let h =
         (u64::from_le_bytes(lo) ^ u64::from_le_bytes(hi).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    ((h >> 32) * shards as u64 >> 32) as usize
+    (((h >> 32) * shards as u64) >> 32) as usize
 }
 
 /// How many packets ahead the batch loops hash and prefetch: enough to keep several
