@@ -11,7 +11,7 @@ use crate::lab::faults::{port_towards, Fault};
 use crate::lab::output::{write_truth, DirSink};
 use crate::lab::truth::FlowTruth;
 use crate::lab::{LabConfig, Truth};
-use crate::simulator::{replay, Progress, ReplayConfig};
+use crate::simulator::{replay, EpochPlan, Progress, ReplayConfig};
 use crate::sketch::per_switch::{first_out_of_order, PerSwitch, PerSwitchConfig};
 use crate::sketch::snapshot::{from_section, per_switch_sections, per_switch_state, to_section};
 use crate::sketch::{AnySketch, SketchKind};
@@ -264,7 +264,7 @@ fn run_host(
     } else {
         let sim = ReplayConfig {
             trace: capture.clone(),
-            epoch_packets: cfg.epoch_packets,
+            epochs: EpochPlan::Every(cfg.epoch_packets),
             mode: InsertMode::Acu,
             output: dir,
         };

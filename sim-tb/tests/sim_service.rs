@@ -6,7 +6,7 @@
 //! no IP packet at all).
 
 use smartnic::contract::geometry::InsertMode;
-use smartnic::simulator::{no_progress, replay, ReplayConfig, SimReport, SIM_ENV};
+use smartnic::simulator::{no_progress, replay, EpochPlan, ReplayConfig, SimReport, SIM_ENV};
 use smartnic::sketch::snapshot::to_section;
 use smartnic::sketch::SketchKind;
 use smartnic::trace::capture::CaptureReader;
@@ -20,8 +20,12 @@ use std::path::Path;
 fn sim(pcap: &Path, epoch_packets: u64, dir: &Path) -> (SimReport, std::path::PathBuf) {
     std::env::set_var(SIM_ENV, env!("CARGO_BIN_EXE_smartnic-sim"));
     let out = dir.join("sim");
-    let cfg =
-        ReplayConfig { trace: pcap.to_path_buf(), epoch_packets, mode: InsertMode::Acu, output: out.clone() };
+    let cfg = ReplayConfig {
+        trace: pcap.to_path_buf(),
+        epochs: EpochPlan::Every(epoch_packets),
+        mode: InsertMode::Acu,
+        output: out.clone(),
+    };
     (replay(&cfg, no_progress).unwrap(), out)
 }
 

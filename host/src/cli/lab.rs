@@ -5,12 +5,13 @@
 //! summary for people or (`--json`) machines.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use smartnic_contract::geometry::InsertMode;
 use smartnic_p4::routes;
 use smartnic_p4::topology::{NodeKind, Topology, DEFAULT_DELAY_NS, DEFAULT_RATE_BPS};
 use smartnic_p4::topology_file::{parse_delay, parse_rate};
@@ -145,6 +146,11 @@ pub struct ScoreArgs {
     /// the flow tower at the NIC's, e.g. 200KB,600KB,3MB.
     #[arg(long, value_delimiter = ',', value_parser = crate::cli::size::parse_bytes, value_name = "SIZES")]
     pub latency_memory: Vec<u64>,
+    /// Also replay every host's stream through the simulated NIC (the Verilator core,
+    /// minutes per million packets) and score its own snapshots: the lab's captures and
+    /// the snapshots are left in DIR. Modes cm and acu (the NIC has no exact CU).
+    #[arg(long, value_name = "DIR")]
+    pub nic: Option<PathBuf>,
 }
 
 /// A tower insertion mode on the command line.
@@ -396,13 +402,21 @@ fn score_cmd(a: &ScoreArgs, json: bool) -> anyhow::Result<()> {
     use crate::eval::per_switch::{score, Exact, Point, Streams};
     use smartnic_contract::per_switch::InflateRule;
     let t = a.net.topo.topology()?;
-    let streams = Streams::from_lab(&t, &a.net.config())?;
-    let nic = Point::nic(smartnic_contract::geometry::InsertMode::Acu);
+    let modes: Vec<InsertMode> = a.mode.iter().map(|&m| m.into()).collect();
+    if a.nic.is_some() && modes.contains(&InsertMode::Cu) {
+        bail!("--nic: the NIC runs cm or acu, not cu; drop cu from --mode");
+    }
+    let bar = crate::cli::progress::bar(None, "running the lab");
+    let streams = match &a.nic {
+        Some(dir) => Streams::from_lab_dir(&t, &a.net.config(), dir)?,
+        None => Streams::from_lab(&t, &a.net.config())?,
+    };
+    bar.finish_and_clear();
+    let nic = Point::nic(InsertMode::Acu);
     let exact = Exact::new(&streams, InflateRule::SKETCHINT_RATIO_X256, nic.per_switch.latency.latency_shift);
     let (flow_nic, lat_nic) = (nic.flow.memory_bits() / 8, nic.per_switch.latency.memory_bits() / 8);
     let mut points = Vec::new();
-    for &m in &a.mode {
-        let m = m.into();
+    for &m in &modes {
         points.push(Point::nic(m));
         points.extend(a.flow_memory.iter().map(|&f| Point::sized(m, f, lat_nic)));
         points.extend(a.latency_memory.iter().map(|&l| Point::sized(m, flow_nic, l)));
@@ -414,6 +428,11 @@ fn score_cmd(a: &ScoreArgs, json: bool) -> anyhow::Result<()> {
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if let Some(dir) = &a.nic {
+        for &m in &modes {
+            rows.push(score_nic(&streams, &exact, dir, m)?);
+        }
+    }
     let report = ScoreReport {
         hosts: streams.hosts.len(),
         packets: streams.packets(),
@@ -427,15 +446,48 @@ fn score_cmd(a: &ScoreArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The row of the simulated NIC's own snapshots in `mode`: every host replayed, its two
+/// epochs read out into `dir/nic/<host>/`, the tasks answered from the files.
+fn score_nic(
+    streams: &crate::eval::per_switch::Streams,
+    exact: &crate::eval::per_switch::Exact,
+    dir: &Path,
+    mode: InsertMode,
+) -> anyhow::Result<crate::eval::per_switch::Row> {
+    use crate::eval::nic_snapshots::{nic_banks, replay_host};
+    use crate::eval::per_switch::{score_banks, Point};
+    let mut p = Point::nic(mode);
+    p.label = format!("{} (NIC snapshots)", p.label);
+    let bar = crate::cli::progress::bar(Some(streams.hosts.len() as u64), "simulated NICs");
+    let row = score_banks(streams, exact, &p, |host, packets| {
+        bar.set_message(format!("simulated NIC of {host}"));
+        let paths = replay_host(streams, dir, host, packets, mode)?;
+        bar.inc(1);
+        nic_banks(&paths, &Point::nic(mode))
+    })?;
+    bar.finish_and_clear();
+    Ok(row)
+}
+
 fn print_score(r: &ScoreReport) {
     println!("{} NICs, {} packets, epochs split at {} ns", r.hosts, r.packets, r.split_ns);
     println!(
-        "{:<22} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>9} {:>6} {:>7}",
-        "config", "flow KiB", "lat KiB", "sw-HH", "sw-HC", "lat ARE", ">=1us", "inflated", "(ns)", "misses"
+        "{:<24} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>9} {:>6} {:>8} {:>7}",
+        "config",
+        "flow KiB",
+        "lat KiB",
+        "sw-HH",
+        "sw-HC",
+        "lat ARE",
+        ">=1us",
+        "inflated",
+        "(ns)",
+        "records",
+        "misses"
     );
     for row in &r.rows {
         println!(
-            "{:<22} {:>9.1} {:>9.1} {:>7.3} {:>7.3} {:>8.3} {:>8.3} {:>9.3} {:>6.3} {:>7}",
+            "{:<24} {:>9.1} {:>9.1} {:>7.3} {:>7.3} {:>8.3} {:>8.3} {:>9.3} {:>6.3} {:>8} {:>7}",
             row.label,
             row.flow_kib,
             row.latency_kib,
@@ -445,6 +497,7 @@ fn print_score(r: &ScoreReport) {
             row.lat_are_1us,
             row.inflated.f1,
             row.inflated_ns.f1,
+            row.records,
             row.table_misses
         );
     }

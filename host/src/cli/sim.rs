@@ -3,7 +3,7 @@
 //! module parses the arguments and prints the report.
 
 use super::progress::bar;
-use crate::simulator::{replay, ReplayConfig};
+use crate::simulator::{replay, EpochPlan, ReplayConfig};
 use clap::Args;
 use smartnic_contract::geometry::InsertMode;
 use std::path::PathBuf;
@@ -34,7 +34,7 @@ impl SimArgs {
     pub fn config(&self) -> ReplayConfig {
         ReplayConfig {
             trace: self.trace.clone(),
-            epoch_packets: self.epoch_packets,
+            epochs: EpochPlan::Every(self.epoch_packets),
             mode: if self.mode == "cm" { InsertMode::Cm } else { InsertMode::Acu },
             output: self.output.clone(),
         }

@@ -27,8 +27,10 @@
 //! | module | what it does |
 //! |---|---|
 //! | [`per_switch`] | the per-switch tasks (SketchINT V-B) on network-lab traffic, against exact answers |
+//! | [`nic_snapshots`] | the same tasks answered from the simulated NIC's own snapshots |
 //! | [`plot`] | accuracy-versus-memory plots |
 
+pub mod nic_snapshots;
 pub mod per_switch;
 pub mod plot;
 

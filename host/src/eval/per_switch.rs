@@ -23,6 +23,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 use serde::Serialize;
 use smartnic_contract::geometry::{InsertMode, TowerGeometry};
@@ -30,15 +33,19 @@ use smartnic_contract::per_switch::{latency_units, LatencyTowerGeometry};
 use smartnic_contract::FlowKey;
 use smartnic_p4::topology::Topology;
 
+use crate::lab::output::DirSink;
 use crate::lab::{LabConfig, Sink};
 use crate::metrics::{self, Detection};
+use crate::sketch::key_table::KeyTable;
+use crate::sketch::latency_tower::LatencyTower;
 use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
 use crate::sketch::Tower;
 use crate::tasks::per_switch::{
     inflated_pairs, pair_latency_ns, per_switch_changes, per_switch_heavy, CHANGE_THRESHOLD, HEAVY_THRESHOLD,
 };
 use crate::trace::frame::{parse_frame, FrameClass, LINKTYPE_ETHERNET};
-use crate::trace::Packet;
+use crate::trace::{Packet, PacketReader};
+use smartnic_contract::wire::record::InflatedRecord;
 
 /// Every host NIC's packets, and the epoch boundary.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +54,11 @@ pub struct Streams {
     pub hosts: Vec<(String, Vec<Packet>)>,
     /// Packets at or after this time belong to epoch 1.
     pub split_ns: u64,
+}
+
+/// Where [`Streams::from_lab_dir`] leaves host `name`'s capture.
+pub fn capture_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join("hosts").join(format!("{name}.pcapng"))
 }
 
 /// A lab sink that keeps what each host's NIC parsed.
@@ -79,6 +91,34 @@ impl Streams {
             .map(|h| (t.nodes[h].name.clone(), std::mem::take(&mut sink.hosts[h])))
             .filter(|(_, p)| !p.is_empty())
             .collect();
+        Ok(Self::split(hosts))
+    }
+
+    /// Runs the lab into `dir` (`dir/hosts/<host>.pcapng`, what a NIC replays) and keeps
+    /// every host's stream as its capture reads back.
+    pub fn from_lab_dir(t: &Topology, cfg: &LabConfig, dir: &Path) -> anyhow::Result<Self> {
+        crate::lab::engine::check(t, cfg)?;
+        let mut sink = DirSink::create(dir, t, false)
+            .with_context(|| format!("cannot create the lab's captures in {}", dir.display()))?;
+        crate::lab::run(t, cfg, &mut sink)?;
+        sink.finish().with_context(|| format!("cannot finish the lab's captures in {}", dir.display()))?;
+        let mut hosts = Vec::new();
+        for h in t.hosts() {
+            let name = t.nodes[h].name.clone();
+            let mut r = PacketReader::open(&capture_path(dir, &name))?;
+            let mut packets = Vec::new();
+            while let Some(p) = r.next_packet()? {
+                packets.push(p);
+            }
+            if !packets.is_empty() {
+                hosts.push((name, packets));
+            }
+        }
+        Ok(Self::split(hosts))
+    }
+
+    /// The streams, split into two epochs at the median arrival time.
+    fn split(hosts: Vec<(String, Vec<Packet>)>) -> Self {
         let mut times: Vec<u64> = hosts.iter().flat_map(|(_, p)| p.iter().map(|p| p.ts_ns)).collect();
         let split_ns = if times.is_empty() {
             0
@@ -86,7 +126,19 @@ impl Streams {
             let mid = times.len() / 2;
             *times.select_nth_unstable(mid).1
         };
-        Ok(Streams { hosts, split_ns })
+        Streams { hosts, split_ns }
+    }
+
+    /// Packets of `packets` (one host's stream) in epoch 0, which must be a prefix of it (a
+    /// NIC cuts its epochs in arrival order).
+    pub fn first_epoch_len(&self, packets: &[Packet]) -> anyhow::Result<usize> {
+        let n = packets.partition_point(|p| self.epoch(p) == 0);
+        anyhow::ensure!(
+            packets[n..].iter().all(|p| self.epoch(p) == 1),
+            "a stream's packets are not in time order around the epoch split at {} ns",
+            self.split_ns
+        );
+        Ok(n)
     }
 
     pub fn packets(&self) -> usize {
@@ -244,13 +296,43 @@ struct Answers {
     misses: u64,
 }
 
+/// One epoch bank of one NIC, whatever it came from (the model, or the NIC's snapshot):
+/// everything the four tasks are answered from.
+#[derive(Clone, Debug)]
+pub struct NicBank {
+    pub tower: Tower,
+    pub latency: LatencyTower,
+    pub table: KeyTable,
+    /// The inflated-latency records delivered for the epoch.
+    pub records: Vec<InflatedRecord>,
+}
+
+impl NicBank {
+    fn of_model(tower: Tower, ps: PerSwitch) -> Self {
+        let records = ps.records().to_vec();
+        NicBank { tower, latency: ps.latency, table: ps.table, records }
+    }
+}
+
 /// Runs configuration `p` over every NIC's stream and scores it against `x`.
 pub fn score(s: &Streams, x: &Exact, p: &Point) -> anyhow::Result<Row> {
+    score_banks(s, x, p, |_, packets| run_nic(s, packets, p))
+}
+
+/// Scores what `banks` gives for every NIC (its name and stream in, its two epoch banks
+/// out), labelled and sized as configuration `p`.
+pub fn score_banks(
+    s: &Streams,
+    x: &Exact,
+    p: &Point,
+    mut banks: impl FnMut(&str, &[Packet]) -> anyhow::Result<[NicBank; 2]>,
+) -> anyhow::Result<Row> {
     let mut a = Answers::default();
-    for (_, packets) in &s.hosts {
-        let banks = run_nic(s, packets, p)?;
-        let own: HashSet<FlowKey> = packets.iter().map(|p| p.key).collect();
-        answer(&banks, x, &own, &mut a);
+    for (host, packets) in &s.hosts {
+        let b = banks(host, packets)?;
+        // Ordered, so the latency ARE sums in the same order whatever made the banks.
+        let own: BTreeSet<FlowKey> = packets.iter().map(|p| p.key).collect();
+        answer(&b, x, &own, &mut a);
     }
     Ok(Row {
         label: p.label.clone(),
@@ -270,8 +352,8 @@ pub fn score(s: &Streams, x: &Exact, p: &Point) -> anyhow::Result<Row> {
     })
 }
 
-/// One NIC's two epoch banks after its stream.
-fn run_nic(s: &Streams, packets: &[Packet], p: &Point) -> anyhow::Result<[(Tower, PerSwitch); 2]> {
+/// One NIC's two epoch banks after its stream, by the model.
+fn run_nic(s: &Streams, packets: &[Packet], p: &Point) -> anyhow::Result<[NicBank; 2]> {
     let bank = || -> anyhow::Result<(Tower, PerSwitch)> {
         Ok((Tower::new(p.flow.clone(), p.per_switch.mode)?, PerSwitch::new(p.per_switch.clone())?))
     };
@@ -283,38 +365,38 @@ fn run_nic(s: &Streams, packets: &[Packet], p: &Point) -> anyhow::Result<[(Tower
         let est = tower.query(&pk.key);
         ps.observe(e as u32, pk, est);
     }
-    Ok(banks)
+    Ok(banks.map(|(t, ps)| NicBank::of_model(t, ps)))
 }
 
 /// Adds one NIC's answers.
-fn answer(banks: &[(Tower, PerSwitch); 2], x: &Exact, own: &HashSet<FlowKey>, a: &mut Answers) {
-    for (e, (tower, ps)) in banks.iter().enumerate() {
-        for (s, flows) in per_switch_heavy(ps.table.entries(), |k| tower.query(k), HEAVY_THRESHOLD) {
+fn answer(banks: &[NicBank; 2], x: &Exact, own: &BTreeSet<FlowKey>, a: &mut Answers) {
+    for (e, b) in banks.iter().enumerate() {
+        for (s, flows) in per_switch_heavy(b.table.entries(), |k| b.tower.query(k), HEAVY_THRESHOLD) {
             a.heavy.extend(flows.iter().map(|(f, _)| (e, s, *f)));
         }
-        for ((f, sw), _) in inflated_pairs(ps.records()) {
+        for ((f, sw), _) in inflated_pairs(&b.records) {
             a.inflated.insert((e, f, sw));
         }
-        a.records += ps.records().len();
-        a.misses += ps.table.misses();
+        a.records += b.records.len();
+        a.misses += b.table.misses();
         // This NIC's pairs only: its flows, each at the switches of its path (visiting every
         // NIC's pairs would cost each host the whole network's).
         for f in own {
             for &sw in x.paths[e].get(f).into_iter().flatten() {
                 let (n, sum) = x.pairs[e][&(*f, sw)];
                 if n > 0 && sum > 0 {
-                    let est = pair_latency_ns(&ps.latency, sw, f).unwrap_or(0.0);
+                    let est = pair_latency_ns(&b.latency, sw, f).unwrap_or(0.0);
                     a.latency.push((est, sum as f64 / n as f64));
                 }
             }
         }
     }
-    let [(t0, p0), (t1, p1)] = banks;
+    let [b0, b1] = banks;
     let changes = per_switch_changes(
-        p0.table.entries(),
-        p1.table.entries(),
-        |k| t0.query(k),
-        |k| t1.query(k),
+        b0.table.entries(),
+        b1.table.entries(),
+        |k| b0.tower.query(k),
+        |k| b1.tower.query(k),
         CHANGE_THRESHOLD,
     );
     for (s, flows) in changes {
