@@ -87,11 +87,57 @@ fn query_reports_the_flow() {
     let truth = packets.iter().filter(|p| p.key == flow).count() as u64;
     let out = smartnic(&["sketch", "query", snap, "--flow", &flow.to_string(), "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let answers: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answers = &report["sketches"];
     for a in answers.as_array().unwrap() {
         assert!(a["packets"].as_u64().unwrap() >= truth, "{a}");
     }
     assert_eq!(answers[1]["sketch"], "sumax");
+    assert_eq!(report["flow"], flow.to_string());
+}
+
+/// The heaviest flow at the switches of its path: its table path without `--switch`, and
+/// per switch its hop count and average latency from the latency tower.
+#[test]
+fn query_shows_a_flow_per_switch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pcap, packets) = trace(dir.path(), 12_000);
+    let snap = dir.path().join("q.snap");
+    let snap = snap.to_str().unwrap();
+    assert!(smartnic(&["sketch", "run", "--trace", &pcap, "-o", snap]).status.success());
+    let mut sizes = std::collections::HashMap::new();
+    for p in &packets {
+        *sizes.entry(p.key).or_insert(0u64) += 1;
+    }
+    let (&flow, &n) = sizes.iter().max_by_key(|(k, &n)| (n, **k)).unwrap();
+    let mine: Vec<&Packet> = packets.iter().filter(|p| p.key == flow).collect();
+    let path: Vec<u16> = mine[0].hops.iter().map(|h| h.switch_id).collect();
+    assert!(n > 750 && !path.is_empty(), "the trace needs a flow above the table threshold with a path");
+    let query = |extra: &[&str]| -> serde_json::Value {
+        let out = smartnic(
+            &[&["snapshot", "query", snap, "--flow", &flow.to_string(), "--json"][..], extra].concat(),
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let r = query(&[]);
+    let ps = &r["per_switch"];
+    assert_eq!(ps["table_path"], serde_json::json!(path), "{ps}");
+    let first = &ps["switches"][0];
+    assert_eq!(first["switch_id"], path[0]);
+    assert_eq!(first["hops"], n, "hops of the heaviest flow at its first switch");
+    let ns: u64 = mine.iter().map(|p| p.hops[0].latency_ns as u64).sum();
+    let avg = first["avg_latency_ns"].as_f64().unwrap();
+    assert!(
+        (avg - ns as f64 / n as f64).abs() <= 8.0,
+        "average {avg} ns against {} ns",
+        ns as f64 / n as f64
+    );
+    // --switch replaces the path: an unrelated switch shows no hops.
+    let other = query(&["--switch", "65000"]);
+    assert_eq!(other["per_switch"]["switches"][0]["hops"], 0, "{other}");
+    let text = smartnic(&["snapshot", "query", snap, "--flow", &flow.to_string()]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("path (flow-key table)"));
 }
 
 #[test]

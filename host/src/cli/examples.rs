@@ -178,8 +178,19 @@ pub const PAGES: &[Page] = &[
     },
     Page {
         path: &["snapshot", "query"],
-        examples: &[top("snapshot query t.snap --flow '10.0.0.1:1234>10.0.0.2:80/6'", "one flow's counters")],
-        text: "",
+        examples: &[
+            top("snapshot query t.snap --flow '10.0.0.1:1234>10.0.0.2:80/6'", "one flow's counters"),
+            ex(
+                "snapshot query nic/epoch-000003.snap --flow '10.0.0.1:1234>10.0.0.2:80/6' --switch 3,7",
+                "its hops, average latency and inflated records at switches 3 and 7",
+            ),
+        ],
+        text: "Every flow sketch's answer, then the flow in the per-switch half (NIC snapshots, and\n\
+               software ones run with it): its path from the flow-key table when its size passed\n\
+               the table threshold, and per switch of that path (or of --switch) the latency\n\
+               tower's hop count and average latency and the flow's inflated-latency records.\n\
+               With --json: {flow, epoch, packets, sketches, per_switch} (per_switch null without\n\
+               a latency tower).",
     },
     Page {
         path: &["lab", "run"],

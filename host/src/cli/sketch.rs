@@ -81,6 +81,11 @@ pub struct QueryArgs {
     /// Flow key as printed by the tools: SRC:PORT>DST:PORT/PROTO.
     #[arg(long, value_parser = parse_flow)]
     pub flow: FlowKey,
+    /// Switch IDs to show the flow's per-switch latency at, e.g. 3,7,12 (default: its path
+    /// from the snapshot's flow-key table, when the flow is there, and the switches its
+    /// inflated-latency records name).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub switch: Vec<u16>,
 }
 
 fn parse_flow(s: &str) -> Result<FlowKey, String> {
@@ -362,46 +367,114 @@ struct FlowAnswer {
     last_arrival_ns: Option<u64>,
 }
 
+/// What `query --json` prints.
+#[derive(Debug, Serialize)]
+struct QueryReport {
+    flow: String,
+    epoch: u64,
+    /// IP packets of the epoch.
+    packets: u64,
+    sketches: Vec<FlowAnswer>,
+    /// `null` when the snapshot has no latency tower.
+    per_switch: Option<FlowPerSwitch>,
+}
+
+/// The flow in the snapshot's per-switch half.
+#[derive(Debug, Serialize)]
+struct FlowPerSwitch {
+    /// Its path from the flow-key table (`null`: not in the table, or no table).
+    table_path: Option<Vec<u16>>,
+    switches: Vec<crate::tasks::per_switch::FlowAtSwitch>,
+}
+
 pub fn query(args: &QueryArgs, json: bool) -> anyhow::Result<()> {
     let snap = Snapshot::read_file(&args.snapshot)
         .with_context(|| format!("cannot use snapshot {}", args.snapshot.display()))?;
-    let mut answers = Vec::new();
+    let mut sketches = Vec::new();
     for (i, section) in snap.sections.iter().enumerate() {
-        let answer = match from_section(i, section)? {
-            AnySketch::Tower(t) => FlowAnswer {
-                sketch: format!("tower-{}", t.mode().name()),
-                packets: t.query(&args.flow),
-                delay_hist: None,
-                max_interval_ns: None,
-                last_arrival_ns: None,
-            },
-            AnySketch::SuMax(s) => {
-                let e = s.query(&args.flow);
-                let ns = |units| units_to_ns(s.geometry(), units);
-                FlowAnswer {
-                    sketch: "sumax".into(),
-                    packets: e.size,
-                    delay_hist: Some(e.delay_hist),
-                    max_interval_ns: Some(ns(e.max_interval)),
-                    last_arrival_ns: Some(ns(e.last_arrival)),
-                }
-            }
-            AnySketch::Elastic(_) => unreachable!("snapshots never hold ElasticSketch"),
-        };
-        answers.push(answer);
+        sketches.push(flow_answer(from_section(i, section)?, &args.flow));
     }
+    let per_switch = flow_per_switch(&snap, args)?;
+    let report = QueryReport {
+        flow: args.flow.to_string(),
+        epoch: snap.epoch,
+        packets: snap.packets,
+        sketches,
+        per_switch,
+    };
     if json {
-        return super::print_json(&answers);
+        return super::print_json(&report);
     }
-    println!("flow {} in epoch {} ({} packets in the epoch)", args.flow, snap.epoch, snap.packets);
-    for a in &answers {
+    print_query(&report);
+    Ok(())
+}
+
+/// One flow sketch's answer for `flow`.
+fn flow_answer(sketch: AnySketch, flow: &FlowKey) -> FlowAnswer {
+    match sketch {
+        AnySketch::Tower(t) => FlowAnswer {
+            sketch: format!("tower-{}", t.mode().name()),
+            packets: t.query(flow),
+            delay_hist: None,
+            max_interval_ns: None,
+            last_arrival_ns: None,
+        },
+        AnySketch::SuMax(s) => {
+            let e = s.query(flow);
+            let ns = |units| units_to_ns(s.geometry(), units);
+            FlowAnswer {
+                sketch: "sumax".into(),
+                packets: e.size,
+                delay_hist: Some(e.delay_hist),
+                max_interval_ns: Some(ns(e.max_interval)),
+                last_arrival_ns: Some(ns(e.last_arrival)),
+            }
+        }
+        AnySketch::Elastic(_) => unreachable!("snapshots never hold ElasticSketch"),
+    }
+}
+
+/// The flow at its switches: `--switch`, else its table path, then its records' switches.
+fn flow_per_switch(snap: &Snapshot, args: &QueryArgs) -> anyhow::Result<Option<FlowPerSwitch>> {
+    let state = crate::sketch::snapshot::per_switch_state(snap)
+        .with_context(|| format!("the per-switch half of {}", args.snapshot.display()))?;
+    let Some(tower) = &state.latency else { return Ok(None) };
+    let table_path = state
+        .table
+        .as_ref()
+        .and_then(|t| t.table.entries().find(|e| e.key == args.flow).map(|e| e.path.clone()));
+    let given =
+        if args.switch.is_empty() { table_path.clone().unwrap_or_default() } else { args.switch.clone() };
+    let records = state.records.as_deref().unwrap_or(&[]);
+    let switches = crate::tasks::per_switch::flow_at_switches(tower, records, &args.flow, &given);
+    Ok(Some(FlowPerSwitch { table_path, switches }))
+}
+
+fn print_query(r: &QueryReport) {
+    println!("flow {} in epoch {} ({} packets in the epoch)", r.flow, r.epoch, r.packets);
+    for a in &r.sketches {
         print!("  {:<10} {:>10} packets", a.sketch, a.packets);
         if let (Some(h), Some(iv)) = (&a.delay_hist, a.max_interval_ns) {
             print!("  delay bins {h:?}  max inter-arrival {iv} ns");
         }
         println!();
     }
-    Ok(())
+    let Some(ps) = &r.per_switch else { return };
+    match &ps.table_path {
+        Some(p) => println!("  path (flow-key table): {p:?}"),
+        None => println!("  not in the flow-key table (its size never passed the table threshold)"),
+    }
+    if ps.switches.is_empty() {
+        println!("  no switch to show: give them with --switch ID,ID,...");
+    }
+    for s in &ps.switches {
+        let avg = s.avg_latency_ns.map_or("-".to_string(), |ns| format!("{:.1} us", ns / 1000.0));
+        let hops = s.hops.map_or("overflowed".to_string(), |n| n.to_string());
+        println!(
+            "  switch {:>5}: {:>10} hops  avg latency {:>10}  inflated {}",
+            s.switch_id, hops, avg, s.inflated
+        );
+    }
 }
 
 #[derive(Debug, Serialize)]

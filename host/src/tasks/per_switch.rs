@@ -1,7 +1,7 @@
 //! SketchINT's four global tasks (section V-B), answered from the NIC's per-switch half:
 //!
 //! - **per-flow per-switch latency**: the latency tower's `sum / count` of a pair
-//!   ([`pair_latency_ns`]);
+//!   ([`pair_latency_ns`]; one flow at each switch: [`flow_at_switches`]);
 //! - **inflated latency**: the (flow, switch) pairs of the inflated-latency records, with
 //!   how often each inflated ([`inflated_pairs`]);
 //! - **per-switch heavy hitters**: a flow of the key table whose size estimate exceeds the
@@ -28,6 +28,48 @@ pub const CHANGE_THRESHOLD: u64 = 750;
 /// Average latency of `flow` at `switch_id` in ns, when the tower has an estimate.
 pub fn pair_latency_ns(tower: &LatencyTower, switch_id: u16, flow: &FlowKey) -> Option<f64> {
     tower.query(switch_id, flow).average_ns(tower.geometry().latency_shift)
+}
+
+/// One switch of one flow, as the per-switch half has it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FlowAtSwitch {
+    pub switch_id: u16,
+    /// The latency tower's packet count for the pair (`None`: no estimate, every count
+    /// cell overflowed).
+    pub hops: Option<u64>,
+    /// Average latency in ns (`None` without both estimates or with a count of 0).
+    pub avg_latency_ns: Option<f64>,
+    /// Inflated-latency records of the pair.
+    pub inflated: u64,
+}
+
+/// `flow` at each switch of `switches` (in that order), then at any other switch its
+/// records name (in switch order): what `snapshot query` shows per switch.
+pub fn flow_at_switches(
+    tower: &LatencyTower,
+    records: &[InflatedRecord],
+    flow: &FlowKey,
+    switches: &[u16],
+) -> Vec<FlowAtSwitch> {
+    let inflated: BTreeMap<u16, u64> = inflated_pairs(records.iter().filter(|r| r.flow == *flow))
+        .into_iter()
+        .map(|((_, s), n)| (s, n))
+        .collect();
+    let mut order: Vec<u16> = Vec::new();
+    for &s in switches.iter().chain(inflated.keys()) {
+        if !order.contains(&s) {
+            order.push(s);
+        }
+    }
+    order
+        .into_iter()
+        .map(|switch_id| FlowAtSwitch {
+            switch_id,
+            hops: tower.query(switch_id, flow).count,
+            avg_latency_ns: pair_latency_ns(tower, switch_id, flow),
+            inflated: inflated.get(&switch_id).copied().unwrap_or(0),
+        })
+        .collect()
 }
 
 /// How many inflated hops each (flow, switch) pair had.
@@ -135,5 +177,24 @@ mod tests {
         let p = inflated_pairs(&recs);
         assert_eq!(p[&(flow(1), 2)], 2);
         assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn one_flow_at_its_switches_then_where_its_records_point() {
+        use smartnic_contract::geometry::InsertMode;
+        use smartnic_contract::per_switch::LatencyTowerGeometry;
+        let mut t = LatencyTower::new(LatencyTowerGeometry::nic_default(), InsertMode::Acu).unwrap();
+        for ns in [1600, 3200] {
+            t.insert_hop(4, &flow(1), ns);
+        }
+        t.insert_hop(9, &flow(2), 160);
+        let r = |n, s| InflatedRecord { epoch: 0, flow: flow(n), switch_id: s, latency_ns: 1 };
+        let recs = [r(1, 7), r(1, 4), r(2, 4), r(1, 4)];
+        let v = flow_at_switches(&t, &recs, &flow(1), &[4, 5, 4]);
+        let ids: Vec<u16> = v.iter().map(|x| x.switch_id).collect();
+        assert_eq!(ids, vec![4, 5, 7], "given switches once each, then the records' others");
+        assert_eq!((v[0].hops, v[0].avg_latency_ns, v[0].inflated), (Some(2), Some(2400.0), 2));
+        assert_eq!((v[1].hops, v[1].avg_latency_ns, v[1].inflated), (Some(0), None, 0));
+        assert_eq!(v[2].inflated, 1, "another flow's record at switch 4 is not counted");
     }
 }
