@@ -237,6 +237,29 @@ impl LatencyTower {
         }
     }
 
+    /// Adds `other`'s buckets into this one, count and sum cells each saturating at their
+    /// overflow marker: in CM mode the result is the tower of the union stream, exactly
+    /// (every insertion adds to the same cells whatever the order). `false` when the two
+    /// differ in geometry (widths, depths or hash parameters), leaving `self` unchanged.
+    pub fn merge(&mut self, other: &LatencyTower) -> bool {
+        if self.geometry != other.geometry {
+            return false;
+        }
+        for (a, b) in self.arrays.iter_mut().zip(&other.arrays) {
+            for i in 0..a.depth {
+                let count = (a.get(i, Field::Count) as u64 + b.get(i, Field::Count) as u64)
+                    .min(a.count_marker as u64);
+                let sum =
+                    (a.get(i, Field::Sum) as u64 + b.get(i, Field::Sum) as u64).min(a.sum_marker as u64);
+                for (field, v) in [(Field::Count, count as u32), (Field::Sum, sum as u32)] {
+                    let (off, w, _) = a.cell(i, field);
+                    a.bits.set(off, w, v);
+                }
+            }
+        }
+        true
+    }
+
     /// Zeroes every bucket (a new epoch).
     pub fn clear(&mut self) {
         self.arrays.iter_mut().for_each(|a| a.bits.clear());

@@ -13,6 +13,7 @@
 //! | [`elastic`] | ElasticSketch baseline |
 //! | [`kind`] | the named sketch configurations the CLI and the accuracy lab build |
 //! | [`snapshot`] | sketches to snapshot sections and back |
+//! | [`merge`] | snapshots of several NICs or stream parts merged into one |
 
 pub mod cell;
 pub mod elastic;
@@ -20,6 +21,7 @@ pub mod hashing;
 pub mod key_table;
 pub mod kind;
 pub mod latency_tower;
+pub mod merge;
 pub mod per_switch;
 pub mod snapshot;
 pub mod sumax;
