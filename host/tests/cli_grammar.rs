@@ -80,6 +80,7 @@ fn the_grammar_is_noun_then_verb() {
         "snapshot report",
         "snapshot query",
         "snapshot diff",
+        "snapshot merge",
         "device list",
         "device status",
         "device configure",

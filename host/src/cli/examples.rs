@@ -154,6 +154,19 @@ pub const PAGES: &[Page] = &[
         text: "Exit status 1 when anything compared differs.",
     },
     Page {
+        path: &["snapshot", "merge"],
+        examples: &[
+            top("snapshot merge a.snap b.snap -o ab.snap", "two NICs' epochs as one"),
+            ex(
+                "snapshot merge n0/epoch-000003.snap n1/epoch-000003.snap n2/epoch-000003.snap -o e3.snap --json",
+                "three NICs' epoch 3; what was merged as JSON",
+            ),
+        ],
+        text: "Count-Min towers merge into exactly the sketch of the union stream; CU and ACU towers\n\
+               into counters no larger than Count-Min's, estimates no smaller than the truth. SuMax\n\
+               snapshots, or snapshots of different geometry, hash parameters or mode, are refused.",
+    },
+    Page {
         path: &["snapshot", "report"],
         examples: &[
             top("snapshot report nic/epoch-000000.snap", "every task the snapshot answers"),

@@ -20,6 +20,7 @@ pub mod device;
 pub mod eval;
 pub mod examples;
 pub mod lab;
+pub mod merge;
 /// The epoch manifest is library code ([`crate::manifest`]); `sketch run` and the help
 /// pages reach it by this name.
 pub use crate::manifest;
@@ -109,6 +110,9 @@ pub enum SnapshotCmd {
     /// time unit, delay bins), then the counters. Exit status 1 when anything compared
     /// differs.
     Diff(sketch::DiffArgs),
+    /// Merge snapshots of the same sketches into one (counters add: for Count-Min towers the
+    /// sketch of the union stream, exactly; CU and ACU towers bounded; SuMax refused).
+    Merge(merge::MergeArgs),
 }
 
 /// `smartnic device ...`
@@ -173,6 +177,7 @@ impl Command {
             Command::Snapshot(SnapshotCmd::Report(a)) => report::run(a, json),
             Command::Snapshot(SnapshotCmd::Query(a)) => sketch::query(&a, json),
             Command::Snapshot(SnapshotCmd::Diff(a)) => sketch::diff(&a, json),
+            Command::Snapshot(SnapshotCmd::Merge(a)) => merge::run(&a, json),
             Command::Device(DeviceCmd::List(a)) => device::devices(&a, json),
             Command::Device(DeviceCmd::Status(a)) => device::status(&a, json),
             Command::Device(DeviceCmd::Configure(a)) => device::configure(&a, json),
