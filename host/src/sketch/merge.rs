@@ -21,7 +21,8 @@
 //!   The tables must have run with the same threshold.
 //! - **Records**: the streams concatenated in input order.
 //! - **Header**: packets add; the epoch and firmware are the first file's (the merge is one
-//!   epoch of the fleet, named after its first member); the source is software.
+//!   epoch of the fleet, named after its first member); the readout time is the latest
+//!   input's; the source is software.
 
 use super::key_table::KeyTable;
 use super::latency_tower::LatencyTower;
@@ -67,7 +68,7 @@ pub fn merge_snapshots(snaps: &[Snapshot]) -> Result<Snapshot, MergeError> {
         source: smartnic_contract::snapshot::source::SOFTWARE,
         epoch: first.epoch,
         time_ns: snaps.iter().map(|s| s.time_ns).max().unwrap_or(0),
-        firmware: first.firmware.clone(),
+        firmware: first.firmware,
         packets: snaps.iter().fold(0u64, |a, s| a.saturating_add(s.packets)),
         sections,
         per_switch,
