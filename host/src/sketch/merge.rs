@@ -310,6 +310,23 @@ mod tests {
             prop_assert_eq!(&merged.per_switch, &whole.per_switch);
         }
 
+        /// ACU latency tower: every merged count and sum cell is at most the union's CM cell.
+        #[test]
+        fn acu_latency_merge_is_bounded(
+            hops in prop::collection::vec((0u8..20, 0u16..4, 0u32..5000), 0..300), cut in 0usize..300) {
+            let cut = cut.min(hops.len());
+            let (a, b) = hops.split_at(cut);
+            let mut m = latency_of_stream(InsertMode::Acu, a);
+            prop_assert!(m.merge(&latency_of_stream(InsertMode::Acu, b)));
+            let cm = latency_of_stream(InsertMode::Cm, &hops);
+            for (arr, g) in cm.geometry().arrays.iter().enumerate() {
+                for i in 0..g.depth {
+                    let ((mc, ms), (cc, cs)) = (m.bucket(arr, i), cm.bucket(arr, i));
+                    prop_assert!(mc <= cc && ms <= cs, "array {} bucket {}: ({}, {}) > ({}, {})", arr, i, mc, ms, cc, cs);
+                }
+            }
+        }
+
         /// CU and ACU: every merged counter is at most the union's CM counter, and every
         /// flow's merged estimate is at least its true count.
         #[test]
