@@ -33,9 +33,14 @@ fn trace(dir: &Path, packets: u64) -> String {
     pcap.display().to_string()
 }
 
-/// `sketch run` of `sketch` over the trace, whole (`epoch` None) or cut into epochs.
+/// `sketch run` of `sketch` (comma-separated kinds) over the trace, whole (`epoch` None) or
+/// cut into epochs.
 fn run(pcap: &str, sketch: &str, out: &Path, epoch: Option<&str>) {
-    let mut args = vec!["sketch", "run", "--trace", pcap, "--sketch", sketch, "--no-per-switch", "-o"];
+    let mut args = vec!["sketch", "run", "--trace", pcap];
+    for k in sketch.split(',') {
+        args.extend(["--sketch", k]);
+    }
+    args.extend(["--no-per-switch", "-o"]);
     args.push(out.to_str().unwrap());
     if let Some(n) = epoch {
         args.extend(["--epoch-packets", n]);
@@ -112,4 +117,22 @@ fn output_may_not_be_an_input() {
     let before = std::fs::read(&a).unwrap();
     failed_with(&smartnic(&["snapshot", "merge", s(&a), s(&a), "-o", s(&a)]), "is one of the inputs");
     assert_eq!(std::fs::read(&a).unwrap(), before);
+}
+
+/// NIC-like snapshots (tower + SuMax): refused with a pointer to --drop-sumax, which then
+/// merges the towers exactly (CM) and leaves SuMax out.
+#[test]
+fn sumax_is_refused_unless_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pcap = trace(dir.path(), 4_000);
+    let halves = dir.path().join("halves");
+    run(&pcap, "tower-cm,sumax", &halves, Some("2000"));
+    let (a, b) = (halves.join("epoch-000000.snap"), halves.join("epoch-000001.snap"));
+    let out = dir.path().join("m.snap");
+    failed_with(&smartnic(&["snapshot", "merge", s(&a), s(&b), "-o", s(&out)]), "--drop-sumax");
+    assert!(!out.exists());
+    ok(&smartnic(&["snapshot", "merge", s(&a), s(&b), "--drop-sumax", "-o", s(&out)]));
+    let whole = dir.path().join("whole.snap");
+    run(&pcap, "tower-cm", &whole, None);
+    ok(&smartnic(&["snapshot", "diff", s(&out), s(&whole)]));
 }

@@ -161,10 +161,17 @@ pub const PAGES: &[Page] = &[
                 "snapshot merge n0/epoch-000003.snap n1/epoch-000003.snap n2/epoch-000003.snap -o e3.snap --json",
                 "three NICs' epoch 3; what was merged as JSON",
             ),
+            ex(
+                "snapshot merge nic0/epoch-000003.snap nic1/epoch-000003.snap --drop-sumax -o e3.snap",
+                "NIC snapshots: their towers and per-switch halves, SuMax left out",
+            ),
         ],
         text: "Count-Min towers merge into exactly the sketch of the union stream; CU and ACU towers\n\
-               into counters no larger than Count-Min's, estimates no smaller than the truth. SuMax\n\
-               snapshots, or snapshots of different geometry, hash parameters or mode, are refused.",
+               into counters no larger than Count-Min's, estimates no smaller than the truth. The\n\
+               per-switch half: latency towers add likewise, key tables unite, records concatenate.\n\
+               SuMax sections do not merge (a flow's largest gap may span two parts): they are\n\
+               refused unless --drop-sumax leaves them out. Snapshots of different geometry, hash\n\
+               parameters or mode are refused.",
     },
     Page {
         path: &["snapshot", "report"],

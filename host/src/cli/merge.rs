@@ -1,10 +1,10 @@
 //! `smartnic snapshot merge`: several snapshot files (NICs of a fleet, or runs over parts
 //! of one stream) into one; what each section becomes is in [`crate::sketch::merge`].
 
-use crate::sketch::merge::merge_snapshots;
+use crate::sketch::merge::{merge_snapshots, MergeError};
 use anyhow::{bail, Context};
 use clap::Args;
-use smartnic_driver::snapshot::Snapshot;
+use smartnic_driver::snapshot::{Section, Snapshot};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -15,6 +15,11 @@ pub struct MergeArgs {
     /// Merged snapshot file (written whole or not at all; never one of the inputs).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+    /// Leave the SuMax sections out (they do not merge: see `snapshot merge --help`); a
+    /// NIC's snapshots always hold one, so merging NICs' towers and per-switch halves needs
+    /// this. The output then has no SuMax section.
+    #[arg(long)]
+    pub drop_sumax: bool,
 }
 
 /// What was merged, for `--json`.
@@ -34,8 +39,11 @@ pub fn run(args: &MergeArgs, json: bool) -> anyhow::Result<()> {
         .iter()
         .map(|p| Snapshot::read_file(p).with_context(|| format!("cannot use snapshot {}", p.display())))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let merged = merge_snapshots(&snaps)
-        .map_err(|e| anyhow::anyhow!("{e} (snapshots numbered in the order given)"))?;
+    let snaps = if args.drop_sumax { snaps.into_iter().map(without_sumax).collect() } else { snaps };
+    let merged = merge_snapshots(&snaps).map_err(|e| match e {
+        MergeError::SuMax { .. } => anyhow::anyhow!("{e}; --drop-sumax merges the rest without them"),
+        e => anyhow::anyhow!("{e} (snapshots numbered in the order given)"),
+    })?;
     write_whole(&args.output, &merged.encode())?;
     let summary = Summary {
         output: args.output.display().to_string(),
@@ -56,6 +64,12 @@ pub fn run(args: &MergeArgs, json: bool) -> anyhow::Result<()> {
         summary.output
     );
     Ok(())
+}
+
+/// `snap` less its SuMax sections.
+fn without_sumax(mut snap: Snapshot) -> Snapshot {
+    snap.sections.retain(|s| !matches!(s, Section::SuMax { .. }));
+    snap
 }
 
 /// The output may not name an input: a failed or partial merge would lose it.
