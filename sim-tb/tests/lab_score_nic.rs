@@ -7,8 +7,8 @@
 
 use smartnic::contract::geometry::InsertMode;
 use smartnic::contract::per_switch::InflateRule;
-use smartnic::eval::nic_snapshots::{nic_banks, replay_host};
-use smartnic::eval::per_switch::{score, score_banks, Exact, Point, Row, Streams};
+use smartnic::eval::nic_snapshots;
+use smartnic::eval::per_switch::{score, Exact, Point, Row, Streams};
 use smartnic::lab::LabConfig;
 use smartnic::simulator::SIM_ENV;
 use smartnic_p4::topology::{leaf_spine, DEFAULT_DELAY_NS, DEFAULT_RATE_BPS};
@@ -26,8 +26,7 @@ fn lab(dir: &std::path::Path) -> Streams {
 }
 
 fn nic_row(s: &Streams, x: &Exact, dir: &std::path::Path, mode: InsertMode) -> Row {
-    let p = Point::nic(mode);
-    score_banks(s, x, &p, |host, packets| nic_banks(&replay_host(s, dir, host, packets, mode)?, &p))
+    nic_snapshots::score(s, x, dir, mode, |_| {})
         .unwrap_or_else(|e| panic!("the simulated NICs' snapshots: {e:#}"))
 }
 

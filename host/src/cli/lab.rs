@@ -446,24 +446,19 @@ fn score_cmd(a: &ScoreArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The row of the simulated NIC's own snapshots in `mode`: every host replayed, its two
-/// epochs read out into `dir/nic/<host>/`, the tasks answered from the files.
+/// The row of the simulated NIC's own snapshots in `mode`, with a bar over the hosts.
 fn score_nic(
     streams: &crate::eval::per_switch::Streams,
     exact: &crate::eval::per_switch::Exact,
     dir: &Path,
     mode: InsertMode,
 ) -> anyhow::Result<crate::eval::per_switch::Row> {
-    use crate::eval::nic_snapshots::{nic_banks, replay_host};
-    use crate::eval::per_switch::{score_banks, Point};
-    let mut p = Point::nic(mode);
-    p.label = format!("{} (NIC snapshots)", p.label);
     let bar = crate::cli::progress::bar(Some(streams.hosts.len() as u64), "simulated NICs");
-    let row = score_banks(streams, exact, &p, |host, packets| {
+    let mut started = 0;
+    let row = crate::eval::nic_snapshots::score(streams, exact, dir, mode, |host| {
+        bar.set_position(started);
+        started += 1;
         bar.set_message(format!("simulated NIC of {host}"));
-        let paths = replay_host(streams, dir, host, packets, mode)?;
-        bar.inc(1);
-        nic_banks(&paths, &Point::nic(mode))
     })?;
     bar.finish_and_clear();
     Ok(row)

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use smartnic_contract::geometry::InsertMode;
-use smartnic_driver::snapshot::Snapshot;
+use smartnic_driver::snapshot::{Section, Snapshot};
 
-use super::per_switch::{capture_path, NicBank, Point, Streams};
+use super::per_switch::{capture_path, score_banks, Exact, NicBank, Point, Row, Streams};
 use crate::simulator::{no_progress, replay, EpochPlan, ReplayConfig};
 use crate::sketch::snapshot::{from_section, per_switch_state};
 use crate::sketch::AnySketch;
@@ -52,13 +52,16 @@ pub fn replay_host(
 pub fn nic_bank(path: &Path, p: &Point) -> anyhow::Result<NicBank> {
     let snap = Snapshot::read_file(path)?;
     let what = || format!("snapshot {}", path.display());
-    let mut tower = None;
-    for (i, sec) in snap.sections.iter().enumerate() {
-        if let AnySketch::Tower(t) = from_section(i, sec).with_context(what)? {
-            tower = Some(t);
-        }
-    }
-    let tower = tower.with_context(|| format!("{} has no TowerSketch", what()))?;
+    // Only the tower is decoded (the SuMax section is not needed here).
+    let (i, sec) = snap
+        .sections
+        .iter()
+        .enumerate()
+        .find(|(_, s)| matches!(s, Section::Tower { .. }))
+        .with_context(|| format!("{} has no TowerSketch", what()))?;
+    let AnySketch::Tower(tower) = from_section(i, sec).with_context(what)? else {
+        unreachable!("a tower section decodes to a tower");
+    };
     let ps = per_switch_state(&snap).with_context(what)?;
     let (Some(latency), Some(table), Some(records)) = (ps.latency, ps.table, ps.records) else {
         bail!("{} has no complete per-switch half (latency tower, key table, records)", what());
@@ -72,4 +75,22 @@ pub fn nic_bank(path: &Path, p: &Point) -> anyhow::Result<NicBank> {
 /// A NIC's two epoch banks from its two snapshots.
 pub fn nic_banks(paths: &[PathBuf; 2], p: &Point) -> anyhow::Result<[NicBank; 2]> {
     Ok([nic_bank(&paths[0], p)?, nic_bank(&paths[1], p)?])
+}
+
+/// The row of the simulated NICs' own snapshots in `mode`: every host of `s` replayed from
+/// `lab` ([`replay_host`]), its two snapshots read back ([`nic_banks`]) and scored against
+/// `x`; `on_host` hears each host's name before its replay (a progress bar's message).
+pub fn score(
+    s: &Streams,
+    x: &Exact,
+    lab: &Path,
+    mode: InsertMode,
+    mut on_host: impl FnMut(&str),
+) -> anyhow::Result<Row> {
+    let mut p = Point::nic(mode);
+    p.label = format!("{} (NIC snapshots)", p.label);
+    score_banks(s, x, &p, |host, packets| {
+        on_host(host);
+        nic_banks(&replay_host(s, lab, host, packets, mode)?, &p)
+    })
 }

@@ -308,8 +308,8 @@ pub struct NicBank {
 }
 
 impl NicBank {
-    fn of_model(tower: Tower, ps: PerSwitch) -> Self {
-        let records = ps.records().to_vec();
+    fn of_model(tower: Tower, mut ps: PerSwitch) -> Self {
+        let records = ps.drain_records();
         NicBank { tower, latency: ps.latency, table: ps.table, records }
     }
 }

@@ -24,9 +24,11 @@
 //!   epoch of the fleet, named after its first member); the readout time is the latest
 //!   input's; the source is software.
 
-use super::key_table::KeyTable;
 use super::latency_tower::LatencyTower;
-use super::snapshot::{from_section, to_section, SectionError};
+use super::snapshot::{
+    from_section, latency_section, latency_tower, table_section, table_state, to_section, SectionError,
+    TableState,
+};
 use super::{AnySketch, Tower};
 use smartnic_driver::snapshot::{PerSwitchSection, Section, Snapshot};
 
@@ -157,24 +159,8 @@ fn merge_per_switch(snaps: &[Snapshot], n: usize) -> Result<PerSwitchSection, Me
 
 /// The latency tower of per-switch section `n` of snapshot `file`.
 fn latency_of(s: &Snapshot, file: usize, n: usize) -> Result<LatencyTower, MergeError> {
-    let PerSwitchSection::LatencyTower { geometry, mode, arrays } = &s.per_switch[n] else {
-        unreachable!("kinds checked by merge_per_switch");
-    };
-    let bad = |msg: String| MergeError::Section { file, source: SectionError::PerSwitch(n, msg) };
-    let mut t = LatencyTower::new(geometry.clone(), *mode).map_err(|e| bad(format!("latency tower: {e}")))?;
-    if arrays.len() != geometry.arrays.len() {
-        return Err(bad(format!(
-            "latency tower: {} arrays, geometry has {}",
-            arrays.len(),
-            geometry.arrays.len()
-        )));
-    }
-    for (a, raw) in arrays.iter().enumerate() {
-        if !t.load_array(a, raw) {
-            return Err(bad(format!("latency tower array {a} does not match its geometry")));
-        }
-    }
-    Ok(t)
+    latency_tower(s.sections.len() + n, &s.per_switch[n])
+        .map_err(|source| MergeError::Section { file, source })
 }
 
 fn merge_latency(snaps: &[Snapshot], n: usize) -> Result<PerSwitchSection, MergeError> {
@@ -189,59 +175,37 @@ fn merge_latency(snaps: &[Snapshot], n: usize) -> Result<PerSwitchSection, Merge
             return Err(MergeError::Geometry { file, section: n, what: "latency tower" });
         }
     }
-    Ok(PerSwitchSection::LatencyTower {
-        geometry: acc.geometry().clone(),
-        mode: acc.mode(),
-        arrays: (0..acc.geometry().arrays.len()).map(|a| acc.array_bytes(a)).collect(),
-    })
+    Ok(latency_section(&acc))
 }
 
 /// The key table of per-switch section `n` of snapshot `file`, with its threshold.
-fn table_of(s: &Snapshot, file: usize, n: usize) -> Result<(KeyTable, u32), MergeError> {
-    let PerSwitchSection::KeyTable { geometry, threshold, misses, ways } = &s.per_switch[n] else {
-        unreachable!("kinds checked by merge_per_switch");
-    };
-    let bad = |msg: String| MergeError::Section { file, source: SectionError::PerSwitch(n, msg) };
-    let mut t = KeyTable::new(geometry.clone()).map_err(|e| bad(format!("key table: {e}")))?;
-    if ways.len() != geometry.ways.len() {
-        return Err(bad(format!("key table: {} ways, geometry has {}", ways.len(), geometry.ways.len())));
-    }
-    for (w, raw) in ways.iter().enumerate() {
-        t.load_way(w, raw).map_err(bad)?;
-    }
-    t.set_misses(*misses);
-    Ok((t, *threshold))
+fn table_of(s: &Snapshot, file: usize, n: usize) -> Result<TableState, MergeError> {
+    table_state(s.sections.len() + n, &s.per_switch[n]).map_err(|source| MergeError::Section { file, source })
 }
 
 fn merge_tables(snaps: &[Snapshot], n: usize) -> Result<PerSwitchSection, MergeError> {
-    let (mut acc, threshold) = table_of(&snaps[0], 0, n)?;
+    let TableState { table: mut acc, threshold } = table_of(&snaps[0], 0, n)?;
     for (file, s) in snaps.iter().enumerate().skip(1) {
-        let (t, th) = table_of(s, file, n)?;
+        let TableState { table: t, threshold: th } = table_of(s, file, n)?;
         if t.geometry() != acc.geometry() {
             return Err(MergeError::Geometry { file, section: n, what: "key table" });
         }
         if th != threshold {
             return Err(MergeError::Threshold { file, section: n, found: th, expected: threshold });
         }
-        let misses = acc.misses().saturating_add(t.misses());
+        acc.set_misses(acc.misses().saturating_add(t.misses()));
         // A refused offer counts itself as a miss inside `offer`.
-        let entries: Vec<_> = t.entries().cloned().collect();
-        acc.set_misses(misses);
-        for e in &entries {
+        for e in t.entries() {
             acc.offer(&e.key, &e.path);
         }
     }
-    Ok(PerSwitchSection::KeyTable {
-        geometry: acc.geometry().clone(),
-        threshold,
-        misses: acc.misses(),
-        ways: (0..acc.geometry().ways.len()).map(|w| acc.way_bytes(w)).collect(),
-    })
+    Ok(table_section(&acc, threshold))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sketch::key_table::KeyTable;
     use proptest::prelude::*;
     use smartnic_contract::geometry::{InsertMode, TowerGeometry};
     use smartnic_contract::per_switch::LatencyTowerGeometry;
@@ -277,11 +241,7 @@ mod tests {
 
     fn latency_snap(t: &LatencyTower) -> Snapshot {
         let mut s = snap_of(tower_of(InsertMode::Cm, &[]), 0);
-        s.per_switch = vec![PerSwitchSection::LatencyTower {
-            geometry: t.geometry().clone(),
-            mode: t.mode(),
-            arrays: (0..t.geometry().arrays.len()).map(|a| t.array_bytes(a)).collect(),
-        }];
+        s.per_switch = vec![latency_section(t)];
         s
     }
 
@@ -430,16 +390,11 @@ mod tests {
             });
             t.set_misses(misses);
             let mut s = snap_of(tower_of(InsertMode::Cm, &[]), 0);
-            s.per_switch = vec![PerSwitchSection::KeyTable {
-                geometry: t.geometry().clone(),
-                threshold: 5,
-                misses: t.misses(),
-                ways: (0..t.geometry().ways.len()).map(|w| t.way_bytes(w)).collect(),
-            }];
+            s.per_switch = vec![table_section(&t, 5)];
             s
         };
         let m = merge_snapshots(&[table(&[1, 2], 2), table(&[2, 3], 3)]).unwrap();
-        let (t, th) = table_of(&m, 0, 0).unwrap();
+        let TableState { table: t, threshold: th } = table_of(&m, 0, 0).unwrap();
         let mut keys: Vec<_> = t.entries().map(|e| e.key).collect();
         keys.sort();
         let mut want = vec![flow(1), flow(2), flow(3)];

@@ -86,22 +86,30 @@ pub fn software_snapshot(sketches: &[AnySketch], epoch: u64, packets: u64) -> Re
 /// table (with the threshold it ran with and its misses) and `records`, the record stream
 /// drained during the epoch.
 pub fn per_switch_sections(ps: &PerSwitch, records: &[InflatedRecord]) -> Vec<PerSwitchSection> {
-    let lt = &ps.latency;
-    let t = &ps.table;
     vec![
-        PerSwitchSection::LatencyTower {
-            geometry: lt.geometry().clone(),
-            mode: lt.mode(),
-            arrays: (0..lt.geometry().arrays.len()).map(|a| lt.array_bytes(a)).collect(),
-        },
-        PerSwitchSection::KeyTable {
-            geometry: t.geometry().clone(),
-            threshold: ps.config().table_threshold,
-            misses: t.misses(),
-            ways: (0..t.geometry().ways.len()).map(|w| t.way_bytes(w)).collect(),
-        },
+        latency_section(&ps.latency),
+        table_section(&ps.table, ps.config().table_threshold),
         PerSwitchSection::Records { stream: records.iter().flat_map(InflatedRecord::emit).collect() },
     ]
+}
+
+/// The snapshot section of a latency tower.
+pub fn latency_section(t: &LatencyTower) -> PerSwitchSection {
+    PerSwitchSection::LatencyTower {
+        geometry: t.geometry().clone(),
+        mode: t.mode(),
+        arrays: (0..t.geometry().arrays.len()).map(|a| t.array_bytes(a)).collect(),
+    }
+}
+
+/// The snapshot section of a flow-key table that ran with `threshold`.
+pub fn table_section(t: &KeyTable, threshold: u32) -> PerSwitchSection {
+    PerSwitchSection::KeyTable {
+        geometry: t.geometry().clone(),
+        threshold,
+        misses: t.misses(),
+        ways: (0..t.geometry().ways.len()).map(|w| t.way_bytes(w)).collect(),
+    }
 }
 
 /// The flow-key table of a snapshot and the threshold its epoch ran with.
@@ -138,18 +146,13 @@ pub fn per_switch_state(snap: &Snapshot) -> Result<PerSwitchState, SectionError>
     for (j, sec) in snap.per_switch.iter().enumerate() {
         let n = snap.sections.len() + j;
         match sec {
-            PerSwitchSection::LatencyTower { geometry, mode, arrays } => {
+            PerSwitchSection::LatencyTower { .. } => {
                 once(&out.latency, "latency tower", n)?;
-                out.latency = Some(latency_tower(n, geometry, *mode, arrays)?);
+                out.latency = Some(latency_tower(n, sec)?);
             }
-            PerSwitchSection::KeyTable { geometry, threshold, misses, ways } => {
+            PerSwitchSection::KeyTable { .. } => {
                 once(&out.table, "key table", n)?;
-                let mut table = KeyTable::new(geometry.clone()).map_err(|e| SectionError::Geometry(n, e))?;
-                for (w, raw) in ways.iter().enumerate() {
-                    table.load_way(w, raw).map_err(|e| SectionError::PerSwitch(n, e))?;
-                }
-                table.set_misses(*misses);
-                out.table = Some(TableState { table, threshold: *threshold });
+                out.table = Some(table_state(n, sec)?);
             }
             PerSwitchSection::Records { stream } => {
                 once(&out.records, "records", n)?;
@@ -182,19 +185,40 @@ fn once<T>(slot: &Option<T>, what: &'static str, n: usize) -> Result<(), Section
     }
 }
 
-fn latency_tower(
-    n: usize,
-    geometry: &smartnic_contract::per_switch::LatencyTowerGeometry,
-    mode: smartnic_contract::geometry::InsertMode,
-    arrays: &[Vec<u8>],
-) -> Result<LatencyTower, SectionError> {
-    let mut t = LatencyTower::new(geometry.clone(), mode).map_err(|e| SectionError::Geometry(n, e))?;
+/// The latency tower of `sec`, snapshot section `n` (a section of another kind is an
+/// error).
+pub fn latency_tower(n: usize, sec: &PerSwitchSection) -> Result<LatencyTower, SectionError> {
+    let PerSwitchSection::LatencyTower { geometry, mode, arrays } = sec else {
+        return Err(SectionError::PerSwitch(n, "not a latency tower section".into()));
+    };
+    if arrays.len() != geometry.arrays.len() {
+        let msg = format!("latency tower: {} arrays, geometry has {}", arrays.len(), geometry.arrays.len());
+        return Err(SectionError::PerSwitch(n, msg));
+    }
+    let mut t = LatencyTower::new(geometry.clone(), *mode).map_err(|e| SectionError::Geometry(n, e))?;
     for (a, raw) in arrays.iter().enumerate() {
         if !t.load_array(a, raw) {
             return Err(SectionError::Array(n, a));
         }
     }
     Ok(t)
+}
+
+/// The flow-key table of `sec`, snapshot section `n`, with its threshold and misses.
+pub fn table_state(n: usize, sec: &PerSwitchSection) -> Result<TableState, SectionError> {
+    let PerSwitchSection::KeyTable { geometry, threshold, misses, ways } = sec else {
+        return Err(SectionError::PerSwitch(n, "not a key table section".into()));
+    };
+    if ways.len() != geometry.ways.len() {
+        let msg = format!("key table: {} ways, geometry has {}", ways.len(), geometry.ways.len());
+        return Err(SectionError::PerSwitch(n, msg));
+    }
+    let mut table = KeyTable::new(geometry.clone()).map_err(|e| SectionError::Geometry(n, e))?;
+    for (w, raw) in ways.iter().enumerate() {
+        table.load_way(w, raw).map_err(|e| SectionError::PerSwitch(n, e))?;
+    }
+    table.set_misses(*misses);
+    Ok(TableState { table, threshold: *threshold })
 }
 
 #[cfg(test)]
