@@ -42,12 +42,12 @@ pub struct PerSwitchBlock {
 }
 
 impl PerSwitchBlock {
-    /// The widths of a table window's words in turn: 32 bits for every word of a slot but
-    /// the last, which holds the rest of [`slot::BITS`]. Packing a window's words with
-    /// these widths is the section's slot packing, and a word with a bit above its width is
-    /// a corrupt window.
+    /// The widths of a table window's words in turn (the contract's
+    /// [`smartnic_contract::wire::readout::slot_word_widths`]): packing a window's words with
+    /// them is the section's slot packing, and a word with a bit above its width is a
+    /// corrupt window.
     pub fn slot_word_widths() -> Vec<u8> {
-        (0..SLOT_WORDS as u64).map(|j| (slot::BITS - 32 * j).min(32) as u8).collect()
+        smartnic_contract::wire::readout::slot_word_widths()
     }
 }
 

@@ -36,7 +36,13 @@ impl CrcParams {
     /// Bitwise reference implementation: slow, obviously correct, the definition other
     /// implementations (table-driven software, XOR trees, P4) are tested against.
     pub fn checksum(&self, data: &[u8]) -> u32 {
-        let mut crc = self.init;
+        self.finish(self.register_step(self.init, data))
+    }
+
+    /// The CRC register after `data`, starting from register value `crc` (no reflection of
+    /// the result, no xor-out): linear in `(crc, data)` over GF(2), which is what lets a
+    /// circuit fold a long message one wide word per clock with a constant matrix.
+    pub fn register_step(&self, mut crc: u32, data: &[u8]) -> u32 {
         for &byte in data {
             let b = if self.refin { byte.reverse_bits() } else { byte };
             crc ^= (b as u32) << 24;
@@ -44,10 +50,13 @@ impl CrcParams {
                 crc = if crc & 0x8000_0000 != 0 { (crc << 1) ^ self.poly } else { crc << 1 };
             }
         }
-        if self.refout {
-            crc = crc.reverse_bits();
-        }
-        crc ^ self.xorout
+        crc
+    }
+
+    /// The checksum of a message whose register ended at `crc` ([`Self::register_step`]
+    /// from `init`).
+    pub fn finish(&self, crc: u32) -> u32 {
+        (if self.refout { crc.reverse_bits() } else { crc }) ^ self.xorout
     }
 }
 

@@ -12,6 +12,7 @@
 //! | [`ipv4`] | the IPv4 header, its checksum and the TTL decrement |
 //! | [`ipv6`] | the fixed IPv6 header |
 //! | [`ipv6_ext`] | the IPv6 extension headers the parsers skip |
+//! | [`readout`] | the readout stream: one epoch's idle bank as the stream engine writes it to the host |
 //! | [`record`] | the NIC's record stream (inflated-latency events; later sketchlets, PINT digests) |
 //! | [`tcp`] | the TCP header |
 //! | [`udp`] | the UDP header |
@@ -22,6 +23,7 @@ pub mod ethernet;
 pub mod ipv4;
 pub mod ipv6;
 pub mod ipv6_ext;
+pub mod readout;
 pub mod record;
 pub mod shim;
 pub mod tcp;
