@@ -250,7 +250,7 @@ pub fn parse(w: &[u64], specs: &[WindowSpec]) -> Result<ReadoutStream, StreamErr
 
 /// [`parse`] of a byte buffer (as a DMA lands it).
 pub fn parse_bytes(b: &[u8], specs: &[WindowSpec]) -> Result<ReadoutStream, StreamError> {
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err(StreamError::Ragged { bytes: b.len() });
     }
     parse(&b.chunks(8).map(le_word).collect::<Vec<_>>(), specs)
