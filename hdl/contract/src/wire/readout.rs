@@ -12,14 +12,19 @@
 //! word 1      bits 0..16 VERSION, 16..32 window count, 32..64 EPOCH at the start
 //! word 2      bits 0..32 SEQUENCE at the start, 32..64 TABLE_MISSES (0 without the per-switch half)
 //! word 3      IDLE_PACKETS
-//! per window w, in the register file's window order (`win_sel`):
-//!   chunk     bits 0..16 w, 16..32 zero, 32..64 payload words n
-//!   n words   the window's counter words, packed with the window's widths (the last
-//!             word zero-padded)
-//! end         bits 0..32 SEQUENCE at the end, 32..64 the words before this one
+//! chunks, each
+//!   chunk     bits 0..8 window w, 8..16 zero, 16..40 offset o, 40..64 payload words n
+//!   n words   words o..o+n of window w's payload: its counter words packed with the
+//!             window's widths (the last word zero-padded)
+//! end         bits 0..8 END_MARK, 8..32 zero, 32..64 SEQUENCE at the end
 //! trailer     bits 0..32 CRC-32C (`snapshot::CHECKSUM`) of every byte before the trailer,
 //!             32..64 TRAILER_TAG
 //! ```
+//!
+//! Every window's payload is covered exactly once, its chunks in offset order; chunks of
+//! different windows may interleave, so an engine that reads several windows at once
+//! writes the same format (the first engine writes one chunk per window, in window order).
+//! The stream's length follows from its chunks, so it can be found in a larger buffer.
 //!
 //! A host trusts a stream only when the CRC holds and SEQUENCE did not move between start
 //! and end (a swap or clear during the stream would have changed the idle bank under it).
@@ -127,8 +132,8 @@ pub enum StreamError {
     Magic { found: u64 },
     Version(u16),
     WindowCount { found: u16, want: usize },
-    Chunk { window: usize, found: u64, want: u64 },
-    Length { found: u32, want: usize },
+    Chunk { at: usize, found: u64 },
+    Missing { window: usize, have: u64, want: u64 },
     Trailer { found: u32 },
     Crc { stored: u32, computed: u32 },
 }
@@ -149,19 +154,23 @@ impl core::fmt::Display for StreamError {
             Self::WindowCount { found, want } => {
                 write!(f, "readout stream has {found} windows, the device map has {want}")
             }
-            Self::Chunk { window, found, want } => write!(
+            Self::Chunk { at, found } => write!(
                 f,
-                "window {window}: chunk word {found:#018x}, expected window {window} with {want} payload words"
+                "readout stream word {at}: {found:#018x} is not the next chunk of a window (bad window, \
+                 offset or length)"
             ),
-            Self::Length { found, want } => {
-                write!(f, "readout stream end word counts {found} words before it, expected {want}")
+            Self::Missing { window, have, want } => {
+                write!(f, "readout stream ends with window {window} at {have} of its {want} payload words")
             }
             Self::Trailer { found } => write!(
                 f,
                 "readout stream trailer tag {found:#010x} is wrong (the stream was cut or overwritten)"
             ),
             Self::Crc { stored, computed } => {
-                write!(f, "readout stream CRC {stored:#010x} should be {computed:#010x}: corrupted in transfer")
+                write!(
+                    f,
+                    "readout stream CRC {stored:#010x} should be {computed:#010x}: corrupted in transfer"
+                )
             }
         }
     }
@@ -169,42 +178,77 @@ impl core::fmt::Display for StreamError {
 
 impl std::error::Error for StreamError {}
 
-/// Words of the whole stream for these windows.
+/// Marks the end word (no window has this number).
+pub const END_MARK: u8 = 0xFF;
+/// Largest chunk payload (24-bit field) and payload offset.
+pub const MAX_CHUNK_WORDS: u64 = (1 << 24) - 1;
+
+/// Words of the stream with one chunk per window (what the serial engine writes).
 pub fn stream_words(specs: &[WindowSpec]) -> usize {
     HEADER_WORDS + specs.iter().map(|s| 1 + s.payload_words() as usize).sum::<usize>() + 2
 }
 
-/// The stream the engine writes for these window contents (the software reference the
-/// hardware is compared with). A word above its width is an error, as in the packing rule.
+/// The chunk word of `n` payload words from offset `o` of window `w`.
+pub fn chunk_word(w: usize, o: u64, n: u64) -> u64 {
+    w as u64 | o << 16 | n << 40
+}
+
+/// The stream the engine writes for these window contents, one chunk per window in window
+/// order (the software reference the hardware is compared with). A word above its width is
+/// an error, as in the packing rule.
 pub fn encode(
     h: &StreamHeader,
     windows: &[(&WindowSpec, &[u32])],
     sequence_end: u32,
 ) -> Result<Vec<u64>, TooWide> {
+    let payloads = payloads(windows)?;
+    let order: Vec<(usize, u64, u64)> =
+        payloads.iter().enumerate().map(|(i, p)| (i, 0, p.len() as u64)).collect();
+    Ok(assemble(h, &payloads, &order, sequence_end))
+}
+
+/// Each window's payload words.
+pub fn payloads(windows: &[(&WindowSpec, &[u32])]) -> Result<Vec<Vec<u64>>, TooWide> {
+    windows
+        .iter()
+        .map(|(spec, words)| {
+            let bytes = pack_words(words, &spec.widths)?;
+            let mut payload: Vec<u64> = bytes.chunks(8).map(le_word).collect();
+            payload.resize(spec.payload_words() as usize, 0);
+            Ok(payload)
+        })
+        .collect()
+}
+
+/// A stream of the given chunks `(window, offset, words)` in that order.
+pub fn assemble(
+    h: &StreamHeader,
+    payloads: &[Vec<u64>],
+    order: &[(usize, u64, u64)],
+    sequence_end: u32,
+) -> Vec<u64> {
     let mut w = vec![
         MAGIC,
-        VERSION as u64 | (windows.len() as u64) << 16 | (h.epoch as u64) << 32,
+        VERSION as u64 | (payloads.len() as u64) << 16 | (h.epoch as u64) << 32,
         h.sequence as u64 | (h.table_misses as u64) << 32,
         h.idle_packets,
     ];
-    for (i, (spec, words)) in windows.iter().enumerate() {
-        let bytes = pack_words(words, &spec.widths)?;
-        w.push(i as u64 | spec.payload_words() << 32);
-        let mut payload: Vec<u64> = bytes.chunks(8).map(le_word).collect();
-        payload.resize(spec.payload_words() as usize, 0);
-        w.extend(payload);
+    for &(i, o, n) in order {
+        w.push(chunk_word(i, o, n));
+        w.extend_from_slice(&payloads[i][o as usize..(o + n) as usize]);
     }
-    w.push(sequence_end as u64 | (w.len() as u64) << 32);
+    w.push(END_MARK as u64 | (sequence_end as u64) << 32);
     let crc = crc_of(&w);
     w.push(crc as u64 | (TRAILER_TAG as u64) << 32);
-    Ok(w)
+    w
 }
 
-/// Checks and decodes a stream of the given windows.
-pub fn parse(w: &[u64], specs: &[WindowSpec]) -> Result<ReadoutStream, StreamError> {
-    let need = stream_words(specs);
-    if w.len() < need {
-        return Err(StreamError::Truncated { need, have: w.len() });
+/// Checks and decodes the stream at the start of `w` (which may be longer: a DMA buffer);
+/// returns it and its length in words.
+pub fn parse(w: &[u64], specs: &[WindowSpec]) -> Result<(ReadoutStream, usize), StreamError> {
+    let truncated = |need: usize| StreamError::Truncated { need, have: w.len() };
+    if w.len() < HEADER_WORDS + 2 {
+        return Err(truncated(HEADER_WORDS + 2));
     }
     if w[0] != MAGIC {
         return Err(StreamError::Magic { found: w[0] });
@@ -217,27 +261,34 @@ pub fn parse(w: &[u64], specs: &[WindowSpec]) -> Result<ReadoutStream, StreamErr
     if count as usize != specs.len() {
         return Err(StreamError::WindowCount { found: count, want: specs.len() });
     }
-    let trailer = w[need - 1];
+    let want: Vec<u64> = specs.iter().map(WindowSpec::payload_words).collect();
+    let mut payloads: Vec<Vec<u64>> = want.iter().map(|&n| Vec::with_capacity(n as usize)).collect();
+    let mut at = HEADER_WORDS;
+    loop {
+        let c = *w.get(at).ok_or_else(|| truncated(at + 2))?;
+        if c as u8 == END_MARK && (c >> 8) as u32 & 0xFF_FFFF == 0 {
+            break;
+        }
+        let (win, o, n) = (c as u8 as usize, c >> 16 & MAX_CHUNK_WORDS, c >> 40);
+        let ok =
+            win < specs.len() && (c >> 8) as u8 == 0 && o == payloads[win].len() as u64 && o + n <= want[win];
+        if !ok {
+            return Err(StreamError::Chunk { at, found: c });
+        }
+        let data = w.get(at + 1..at + 1 + n as usize).ok_or_else(|| truncated(at + 3 + n as usize))?;
+        payloads[win].extend_from_slice(data);
+        at += 1 + n as usize;
+    }
+    if let Some(window) = (0..specs.len()).find(|&i| payloads[i].len() as u64 != want[i]) {
+        return Err(StreamError::Missing { window, have: payloads[window].len() as u64, want: want[window] });
+    }
+    let trailer = *w.get(at + 1).ok_or_else(|| truncated(at + 2))?;
     if (trailer >> 32) as u32 != TRAILER_TAG {
         return Err(StreamError::Trailer { found: (trailer >> 32) as u32 });
     }
-    let computed = crc_of(&w[..need - 1]);
+    let computed = crc_of(&w[..at + 1]);
     if trailer as u32 != computed {
         return Err(StreamError::Crc { stored: trailer as u32, computed });
-    }
-    let mut at = HEADER_WORDS;
-    let mut windows = Vec::with_capacity(specs.len());
-    for (i, spec) in specs.iter().enumerate() {
-        let n = spec.payload_words();
-        if w[at] != i as u64 | n << 32 {
-            return Err(StreamError::Chunk { window: i, found: w[at], want: n });
-        }
-        windows.push(unpack(&w[at + 1..at + 1 + n as usize], spec));
-        at += 1 + n as usize;
-    }
-    let end = w[at];
-    if (end >> 32) as usize != at {
-        return Err(StreamError::Length { found: (end >> 32) as u32, want: at });
     }
     let header = StreamHeader {
         epoch: (w[1] >> 32) as u32,
@@ -245,11 +296,12 @@ pub fn parse(w: &[u64], specs: &[WindowSpec]) -> Result<ReadoutStream, StreamErr
         table_misses: (w[2] >> 32) as u32,
         idle_packets: w[3],
     };
-    Ok(ReadoutStream { header, windows, sequence_end: end as u32 })
+    let windows = payloads.iter().zip(specs).map(|(p, spec)| unpack(p, spec)).collect();
+    Ok((ReadoutStream { header, windows, sequence_end: (w[at] >> 32) as u32 }, at + 2))
 }
 
 /// [`parse`] of a byte buffer (as a DMA lands it).
-pub fn parse_bytes(b: &[u8], specs: &[WindowSpec]) -> Result<ReadoutStream, StreamError> {
+pub fn parse_bytes(b: &[u8], specs: &[WindowSpec]) -> Result<(ReadoutStream, usize), StreamError> {
     if !b.len().is_multiple_of(8) {
         return Err(StreamError::Ragged { bytes: b.len() });
     }
@@ -331,13 +383,16 @@ mod tests {
     fn round_trip() {
         let (w, c) = stream();
         assert_eq!(w.len(), stream_words(&specs()));
-        let r = parse(&w, &specs()).unwrap();
+        let mut long = w.clone();
+        long.extend([0xAB; 5]);
+        let (r, len) = parse(&long, &specs()).unwrap();
+        assert_eq!(len, w.len());
         assert_eq!(r.windows, c);
         assert_eq!(r.header.epoch, 7);
         assert_eq!(r.header.idle_packets, 1 << 40);
         assert!(r.consistent());
         let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-        assert_eq!(parse_bytes(&bytes, &specs()).unwrap(), r);
+        assert_eq!(parse_bytes(&bytes, &specs()).unwrap().0, r);
         assert!(matches!(parse_bytes(&bytes[..9], &specs()), Err(StreamError::Ragged { bytes: 9 })));
     }
 
@@ -346,7 +401,8 @@ mod tests {
         let (w, c) = stream();
         // Window 0: five 8-bit counters in one word.
         let bytes = pack_words(&c[0], &[8]).unwrap();
-        assert_eq!(w[HEADER_WORDS], 1 << 32);
+        assert_eq!(w[HEADER_WORDS], chunk_word(0, 0, 1));
+        assert_eq!(chunk_word(3, 5, 7), 3 | 5 << 16 | 7 << 40);
         assert_eq!(w[HEADER_WORDS + 1].to_le_bytes()[..5], bytes[..]);
         assert_eq!(specs()[1].bits(), 2 * 52);
     }
@@ -362,6 +418,27 @@ mod tests {
             }
         }
         assert!(matches!(parse(&w[..w.len() - 1], &specs()), Err(StreamError::Truncated { .. })));
+    }
+
+    #[test]
+    fn interleaved_chunks_give_the_same_windows() {
+        let s = specs();
+        let c = contents(&s);
+        let pairs: Vec<(&WindowSpec, &[u32])> = s.iter().zip(&c).map(|(s, c)| (s, c.as_slice())).collect();
+        let p = payloads(&pairs).unwrap();
+        assert_eq!(p.iter().map(Vec::len).collect::<Vec<_>>(), [1, 2, 2]);
+        let h = StreamHeader::default();
+        let order = [(1, 0, 1), (2, 0, 1), (0, 0, 1), (2, 1, 1), (1, 1, 1)];
+        let (r, _) = parse(&assemble(&h, &p, &order, 0), &s).unwrap();
+        assert_eq!(r.windows, c);
+        // Out of order within a window, a window twice, a window short: refused.
+        for (bad, what) in [
+            (vec![(1, 1, 1), (1, 0, 1), (0, 0, 1), (2, 0, 2)], "out of order"),
+            (vec![(0, 0, 1), (0, 0, 1), (1, 0, 2), (2, 0, 2)], "twice"),
+            (vec![(0, 0, 1), (1, 0, 2), (2, 0, 1)], "short"),
+        ] {
+            assert!(parse(&assemble(&h, &p, &bad, 0), &s).is_err(), "{what} passed");
+        }
     }
 
     #[test]
