@@ -7,6 +7,7 @@
 //!
 //! | module | what it fixes |
 //! |---|---|
+//! | [`board`] | the VC709 board top's ports and pins, its XDC, the BPI flash and the Si5324 start-up sequence |
 //! | [`frame`] | EtherTypes, header field byte ranges, skipped IPv6 extension headers and the parsers' limits |
 //! | [`key`] | the 13-byte flow key and the IPv6 folding rule |
 //! | [`hash`] | the CRC-32 hash family, one parameter set per array, and index reduction |
@@ -21,6 +22,7 @@
 //! | [`vectors`] | the shared test-vector file format |
 //! | [`wire`] | header views, reprs and the one frame builder: every frame is read and built through them |
 
+pub mod board;
 pub mod frame;
 pub mod geometry;
 pub mod hash;
