@@ -409,6 +409,12 @@ fn write_false_path(s: &mut String, p: &Port) {
     }
 }
 
+/// The device name of [`PART`] without package and speed grade, as the hardware manager
+/// names the JTAG device (`xc7vx690t_0`).
+pub fn device() -> &'static str {
+    PART.split_once("ffg").map_or(PART, |(d, _)| d)
+}
+
 /// The TCL variables the Vivado scripts take from the contract (part, top, XDC name, PCI
 /// IDs, flash), so none of them is written twice.
 pub fn params_tcl() -> String {
@@ -417,9 +423,11 @@ pub fn params_tcl() -> String {
     let vars = [
         ("board_part", PART.to_string()),
         ("board_top", TOP.to_string()),
+        ("board_device", device().to_string()),
         ("board_xdc", XDC_FILE.to_string()),
         ("pci_vendor_id", format!("{PCI_VENDOR_ID:04X}")),
         ("pci_device_id", format!("{PCI_DEVICE_ID:04X}")),
+        ("axil_bar_kb", (register_bar_bytes() >> 10).to_string()),
         ("flash_interface", flash::INTERFACE.to_string()),
         ("flash_size_mb", flash::SIZE_MB.to_string()),
         ("flash_part", flash::PART.to_string()),
@@ -429,6 +437,16 @@ pub fn params_tcl() -> String {
         let _ = writeln!(s, "set {k} {{{v}}}");
     }
     s
+}
+
+/// Bytes of the BAR the XDMA's AXI4-Lite master maps onto the register file: the layout of
+/// the NIC core's default geometries (flow sketches and the per-switch half).
+pub fn register_bar_bytes() -> u32 {
+    use crate::per_switch::PerSwitchGeometry;
+    use crate::{SuMaxGeometry, TowerGeometry};
+    let (t, s, p) =
+        (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default(), PerSwitchGeometry::nic_default());
+    crate::regs::layout::Layout::with_per_switch(&t, &s, &p).bar_size
 }
 
 /// One pin assignment read back from an XDC.
@@ -749,9 +767,12 @@ mod tests {
         let t = params_tcl();
         assert!(t.contains("set board_part {xc7vx690tffg1761-2}"), "{t}");
         assert!(t.contains("set board_top {smartnic_vc709}"), "{t}");
+        assert!(t.contains("set board_device {xc7vx690t}"), "{t}");
         assert!(t.contains(&format!("set pci_device_id {{{:04X}}}", crate::regs::PCI_DEVICE_ID)), "{t}");
         assert!(t.contains("set pci_vendor_id {10EE}"), "{t}");
         assert!(t.contains("set flash_size_mb {128}"), "{t}");
+        assert!(t.contains(&format!("set axil_bar_kb {{{}}}", register_bar_bytes() / 1024)), "{t}");
+        assert!(register_bar_bytes().is_power_of_two() && register_bar_bytes() >= 1 << 20);
     }
 
     #[test]
