@@ -27,15 +27,18 @@ connect_hw_server
 open_hw_target
 set dev [lindex [get_hw_devices ${board_device}*] 0]
 current_hw_device $dev
-create_hw_cfgmem -hw_device $dev [lindex [get_cfgmem_parts $flash_part] 0]
+refresh_hw_device $dev
+create_hw_cfgmem -hw_device $dev -mem_dev [lindex [get_cfgmem_parts $flash_part] 0]
 set cfgmem [get_property PROGRAM.HW_CFGMEM $dev]
 set_property PROGRAM.FILES [list $mcs] $cfgmem
 set_property PROGRAM.ADDRESS_RANGE {use_file} $cfgmem
+set_property PROGRAM.BPI_RS_PINS {none} $cfgmem
 set_property PROGRAM.UNUSED_PIN_TERMINATION {pull-none} $cfgmem
 set_property PROGRAM.BLANK_CHECK 0 $cfgmem
 set_property PROGRAM.ERASE 1 $cfgmem
 set_property PROGRAM.CFG_PROGRAM 1 $cfgmem
 set_property PROGRAM.VERIFY 1 $cfgmem
+set_property PROGRAM.CHECKSUM 0 $cfgmem
 # The flash is reached through a small loader design Vivado puts into the FPGA first.
 create_hw_bitstream -hw_device $dev [get_property PROGRAM.HW_CFGMEM_BITFILE $dev]
 program_hw_devices $dev

@@ -192,7 +192,10 @@ fn flash_tcl_writes_the_bpi_image_and_programs_the_flash() {
 
     assert_eq!(one(&calls, "get_hw_devices"), ["xc7vx690t*"]);
     assert_eq!(one(&calls, "get_cfgmem_parts"), ["28f00ag18f-bpi-x16"]);
-    assert_eq!(one(&calls, "create_hw_cfgmem"), ["-hw_device", "xc7vx690t_0", "28f00ag18f-bpi-x16"]);
+    assert_eq!(
+        one(&calls, "create_hw_cfgmem"),
+        ["-hw_device", "xc7vx690t_0", "-mem_dev", "28f00ag18f-bpi-x16"]
+    );
     let files = calls_of(&calls, "set_property").into_iter().find(|a| a[0] == "PROGRAM.FILES").unwrap();
     assert_eq!(
         files,
