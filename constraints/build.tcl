@@ -27,7 +27,7 @@ set_property target_language Verilog [current_project]
 # PCIe block at X0Y1 is the one next to quads 114/115 (Xilinx's VC709 Gen3 x8 example XDC).
 # CONFIG names as in PG195's TCL examples and Vivado's xdma component.
 proc create_xdma {ip_dir} {
-    global pci_vendor_id pci_device_id axil_bar_kb
+    global pci_vendor_id pci_device_id axil_bar_size axil_bar_scale
     create_ip -name xdma -vendor xilinx.com -library ip -module_name xdma_0 -dir $ip_dir
     set_property -dict [list \
         CONFIG.mode_selection {Advanced} \
@@ -41,8 +41,8 @@ proc create_xdma {ip_dir} {
         CONFIG.xdma_wnum_chnl {1} \
         CONFIG.xdma_rnum_chnl {1} \
         CONFIG.axilite_master_en {true} \
-        CONFIG.axilite_master_size $axil_bar_kb \
-        CONFIG.axilite_master_scale {Kilobytes} \
+        CONFIG.axilite_master_size $axil_bar_size \
+        CONFIG.axilite_master_scale $axil_bar_scale \
         CONFIG.vendor_id $pci_vendor_id \
         CONFIG.pf0_device_id $pci_device_id \
         CONFIG.pf0_subsystem_vendor_id $pci_vendor_id \

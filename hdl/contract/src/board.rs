@@ -11,7 +11,7 @@
 //!
 //! | port | dir | width | what |
 //! |---|---|---|---|
-//! | `sys_clk_p`, `sys_clk_n` | in | 1 | 200 MHz system clock (SiT9102 oscillator) |
+//! | `sys_clk_p`, `sys_clk_n` | in | 1 | 200 MHz system clock (the board's LVDS oscillator) |
 //! | `cpu_reset` | in | 1 | CPU_RESET push button, active high |
 //! | `pcie_refclk_p`, `pcie_refclk_n` | in | 1 | 100 MHz PCIe reference clock from the edge connector |
 //! | `pcie_perst_n` | in | 1 | PCIe PERST#, active low |
@@ -167,8 +167,7 @@ impl Port {
 /// Banks whose number and VCCO are confirmed (bank, millivolts).
 pub const BANK_VCCO: &[(u16, u32)] = &[(15, 1800), (38, 1500)];
 
-const SRC_SYSCLK: &str =
-    "UG887 'System Clock Source' (SYSCLK_P/SYSCLK_N, bank 38 IO_L12P/N_T1_MRCC_38 pair of the DDR3 bank)";
+const SRC_SYSCLK: &str = "UG887 'System Clock Source' (SYSCLK_P/SYSCLK_N, bank 38, a DDR3 bank at 1.5 V)";
 const SRC_RESET: &str = "UG887 'User Pushbuttons' (CPU_RESET, IO_L13P_T2_MRCC_15)";
 const SRC_PCIE_CLK: &str =
     "UG887 'PCI Express Endpoint Connectivity' (PCIE_CLK_QO_P/N on MGTREFCLK1_115, IBUFDS_GTE2_X1Y11)";
@@ -180,8 +179,8 @@ const SRC_SFP: &str =
     "UG887 'SFP/SFP+ Module Connectors' (SFP1..4_RX/TX_P/N, quad 113 = GTHE2_CHANNEL_X1Y12..15)";
 const SRC_SFP_DIS: &str = "UG887 'SFP/SFP+ Module Connectors' (SFP1..4_TX_DISABLE, level-shifted to 1.8 V)";
 const SRC_I2C: &str = "UG887 'I2C Bus Switch' (IIC_SCL_MAIN_LS, IIC_SDA_MAIN_LS)";
-const SRC_MUX_RST: &str = "UG887 'I2C Bus Switch' (IIC_MUX_RESET_B_LS, PCA9548 U52 RESET#)";
-const SRC_SI_RST: &str = "UG887 'Jitter Attenuated Clock' (SI5324_RST_LS, Si5324 U24 RST#)";
+const SRC_MUX_RST: &str = "UG887 'I2C Bus Switch' (IIC_MUX_RESET_B_LS, the PCA9548's RESET#)";
+const SRC_SI_RST: &str = "UG887 'Jitter Attenuated Clock' (SI5324_RST_LS, the Si5324's RST#)";
 const SRC_LED: &str = "UG887 'User LEDs' (GPIO_LED_0_LS..GPIO_LED_7_LS)";
 const SRC_BTN: &str = "UG887 'User Pushbuttons' (GPIO_SW_N, GPIO_SW_E, GPIO_SW_S, GPIO_SW_W, GPIO_SW_C)";
 
@@ -427,7 +426,8 @@ pub fn params_tcl() -> String {
         ("board_xdc", XDC_FILE.to_string()),
         ("pci_vendor_id", format!("{PCI_VENDOR_ID:04X}")),
         ("pci_device_id", format!("{PCI_DEVICE_ID:04X}")),
-        ("axil_bar_kb", (register_bar_bytes() >> 10).to_string()),
+        ("axil_bar_size", bar_size_and_scale(register_bar_bytes()).0.to_string()),
+        ("axil_bar_scale", bar_size_and_scale(register_bar_bytes()).1.to_string()),
         ("flash_interface", flash::INTERFACE.to_string()),
         ("flash_size_mb", flash::SIZE_MB.to_string()),
         ("flash_part", flash::PART.to_string()),
@@ -447,6 +447,16 @@ pub fn register_bar_bytes() -> u32 {
     let (t, s, p) =
         (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default(), PerSwitchGeometry::nic_default());
     crate::regs::layout::Layout::with_per_switch(&t, &s, &p).bar_size
+}
+
+/// A BAR size as the XDMA core's size/scale pair wants it (a power of two from 1 to 512 in
+/// Kilobytes or Megabytes): the largest scale that keeps the size a whole number.
+pub fn bar_size_and_scale(bytes: u32) -> (u32, &'static str) {
+    if bytes >= 1 << 20 {
+        (bytes >> 20, "Megabytes")
+    } else {
+        (bytes >> 10, "Kilobytes")
+    }
 }
 
 /// One pin assignment read back from an XDC.
@@ -500,13 +510,13 @@ fn parse_pin_line(code: &str) -> Result<PinLine, String> {
 }
 
 pub mod si5324 {
-    //! The Si5324 start-up sequence: the I2C writes that make the VC709's Si5324 (U24, fed
-    //! by its 114.285 MHz crystal) put out the 156.25 MHz SFP+ reference clock on
+    //! The Si5324 start-up sequence: the I2C writes that make the VC709's Si5324 (fed by its
+    //! 114.285 MHz crystal) put out the 156.25 MHz SFP+ reference clock on
     //! MGTREFCLK0_113. The board's I2C init block walks [`INIT`] in order after releasing
     //! [`super::PORTS`]' `i2c_mux_reset_n` and `si5324_reset_n`: first the mux write, then
     //! each register write as one I2C transaction (start, address, register, value, stop).
     //!
-    //! The I2C mux is a PCA9548 (U52) at 0x74, the Si5324 is on its channel 7 at 0x68 (UG887
+    //! The I2C mux is a PCA9548 at 0x74, the Si5324 is on its channel 7 at 0x68 (UG887
     //! 'I2C Bus Switch'; the same addresses and channel byte 0x80 in public VC709 Si5324
     //! programs). Register meanings are from the Si5324 datasheet and the Si53xx Family
     //! Reference Manual (register map, 'Free Run Mode'); the divider values are the DSPLLsim
@@ -771,8 +781,18 @@ mod tests {
         assert!(t.contains(&format!("set pci_device_id {{{:04X}}}", crate::regs::PCI_DEVICE_ID)), "{t}");
         assert!(t.contains("set pci_vendor_id {10EE}"), "{t}");
         assert!(t.contains("set flash_size_mb {128}"), "{t}");
-        assert!(t.contains(&format!("set axil_bar_kb {{{}}}", register_bar_bytes() / 1024)), "{t}");
+        assert!(t.contains(&format!("set axil_bar_size {{{}}}", register_bar_bytes() >> 20)), "{t}");
+        assert!(t.contains("set axil_bar_scale {Megabytes}"), "{t}");
         assert!(register_bar_bytes().is_power_of_two() && register_bar_bytes() >= 1 << 20);
+    }
+
+    #[test]
+    fn board_bar_size_uses_a_scale_the_xdma_core_offers() {
+        assert_eq!(bar_size_and_scale(4 << 20), (4, "Megabytes"));
+        assert_eq!(bar_size_and_scale(1 << 20), (1, "Megabytes"));
+        assert_eq!(bar_size_and_scale(64 << 10), (64, "Kilobytes"));
+        let (size, _) = bar_size_and_scale(register_bar_bytes());
+        assert!(size.is_power_of_two() && size <= 512, "{size}");
     }
 
     #[test]
