@@ -540,10 +540,14 @@ pub mod si5324 {
     /// The register writes, in order. The last (ICAL) starts the internal calibration after
     /// every divider is set, as the reference manual requires.
     pub const INIT: &[Write] = &[
-        (0, 0x54, "FREE_RUN=1 (crystal to CKIN2), CKOUT_ALWAYS_ON=1, BYPASS_REG=0"),
+        (
+            0,
+            0x54,
+            "FREE_RUN=1 (crystal to CKIN2), CKOUT_ALWAYS_ON=0 (no output until calibrated), BYPASS_REG=0",
+        ),
         (1, 0xE4, "CK_PRIOR2=1, CK_PRIOR1=0: CKIN1 first priority"),
         (2, 0x12, "BWSEL_REG=1 (loop bandwidth from DSPLLsim)"),
-        (3, 0x15, "CKSEL_REG=0 (CKIN1), DHOLD=0, SQ_ICAL=1"),
+        (3, 0x15, "CKSEL_REG=0 (CKIN1 when valid), DHOLD=0, SQ_ICAL=1 (outputs squelched during ICAL)"),
         (4, 0x92, "AUTOSEL_REG=2 (automatic revertive), HIST_DEL=0x12"),
         (10, 0x08, "DSBL2_REG=1: CKOUT2 off, CKOUT1 on"),
         (11, 0x40, "both CKIN inputs powered"),
