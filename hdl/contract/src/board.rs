@@ -31,18 +31,17 @@
 //! # Where the pins come from
 //!
 //! Each group cites the section of Xilinx UG887 ("VC709 Evaluation Board for the Virtex-7
-//! FPGA User Guide") that lists it, and the signal name UG887 and its master XDC listing
-//! (Appendix, "Master Constraints File Listing") use. Every pin was cross-checked against at
-//! least two public VC709 constraint files (Xilinx's PCIe Gen3 x8 VC709 example design XDC,
-//! the NetFPGA-10G VC709 reference NIC constraints, and other VC709 designs' XDCs); the pins
-//! of the PCIe lanes and of the SFP+ quad are package pins of the FFG1761 and also agree with
-//! the transceiver site names (MGTH..._113/114/115) those files annotate.
+//! FPGA User Guide") that describes it and the board's signal names. Every pin was
+//! cross-checked against at least two public constraint files for this board or this package
+//! (Xilinx's Gen3 x8 PCIe example design XDC for the VC709, the NetFPGA-10G VC709 reference
+//! NIC's 10GBASE-R and I2C constraints, other VC709 designs' XDCs, and for the PCIe lanes
+//! FFG1761 designs that annotate each pin with its GTHE2_CHANNEL site).
 //!
-//! Bank voltages: UG887 puts the 200 MHz system clock on bank 38, one of the DDR3 SODIMM
-//! banks at 1.5 V (hence DIFF_SSTL15, as UG887's XDC has it), and every other user I/O used
-//! here on 1.8 V banks (the `_LS` signals are level-shifted to 1.8 V); bank 15 (CPU_RESET,
-//! pad IO_L13P_T2_MRCC_15) is 1.8 V. [`BANK_VCCO`] holds the banks whose number a public pad
-//! listing confirms; the other ports state their VCCO without a bank number.
+//! Bank voltages: the 200 MHz system clock is on bank 38, one of the DDR3 SODIMM banks at
+//! 1.5 V (hence DIFF_SSTL15, as the public VC709 XDCs have it); every other user I/O used here
+//! is 1.8 V (the `_LS` signals are level-shifted to 1.8 V); bank 15 (CPU_RESET, pad
+//! IO_L13P_T2_MRCC_15) is 1.8 V. [`BANK_VCCO`] holds the banks whose number a public pad
+//! annotation confirms; the other ports state their VCCO without a bank number.
 
 use std::fmt::Write as _;
 
