@@ -56,8 +56,14 @@
 //!   latency window `s = 6 + i` reads bucket `k >> 1` of array `i` (count for even `k`, sum
 //!   for odd) from the idle bank: answer after [`LW_LATENCY`] = 3. A table window
 //!   `s = 9 + w` reads word `k mod 12` of slot `k / 12` of way `w` ([`CellIndex`] by 12): answer
-//!   after [`TW_LATENCY`] = 6. The per-switch block's MODE and thresholds drive the half and
-//!   the table; RECORD_POP pops the record buffer.
+//!   after [`TW_LATENCY`] = 6. Every window takes a request a clock (the select and word bits
+//!   a later stage needs travel beside the request). The per-switch block's MODE and
+//!   thresholds drive the half and the table; RECORD_POP pops the record buffer.
+//! - **Readout stream** ([`StreamEngine`]): a write of START to the stream block makes the
+//!   engine the window interface's master until its stream has left on `c2h_*`: every
+//!   window of the idle bank in `win_sel` order, one read a clock, packed, with the header,
+//!   SEQUENCE at both ends and a CRC (`contract::wire::readout`). A window read over the BAR
+//!   meanwhile answers 0 at once.
 //!
 //! # Ports
 //!
@@ -72,6 +78,7 @@
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet estimate at its last write (`done`): `Tower::query` after the insert, CM or ACU (the table's input) |
 //! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
+//! | `c2h_tdata`, `c2h_tvalid`, `c2h_tlast`, `c2h_tready` | out, out, out, in | 64, 1, 1, 1 | the readout stream ([`StreamEngine`]): one stream per START of the stream block, `c2h_tlast` on its trailer; the channel may hold `c2h_tready` low for any time |
 //! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never, by its bound; the tests assert it) |
 //!
 //! Latency: last beat of a frame -> descriptor (parser) -> +1 ingress flop -> tower; both
@@ -84,6 +91,7 @@ use crate::per_switch::half::PerSwitchHalf;
 use crate::per_switch::hop_serializer::{self, PATH_BITS};
 use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
 use crate::per_switch::latency_tower;
+use crate::readout::stream::StreamEngine;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
 use crate::sketch::epoch::EpochEngine;
@@ -95,6 +103,7 @@ use rust_hdl::prelude::*;
 use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::PerSwitchGeometry;
+use smartnic_contract::wire::readout::window_specs;
 
 /// The core (see the module docs): the board's configuration, every width and address
 /// size a named constant of [`crate::nic`] (`TOWER_*`, `SUMAX_*`, `REGS_*`) rather than a
@@ -129,6 +138,12 @@ pub struct Core {
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
     pub hop_lost: Signal<Out, Bit>,
+    /// The readout stream (card-to-host): AXI-Stream master, 64-bit, `c2h_tlast` on a
+    /// stream's trailer.
+    pub c2h_tdata: Signal<Out, Bits<64>>,
+    pub c2h_tvalid: Signal<Out, Bit>,
+    pub c2h_tlast: Signal<Out, Bit>,
+    pub c2h_tready: Signal<In, Bit>,
     parser: Parser,
     engine: EpochEngine<TOWER_AM>,
     tower: TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TWO_BANKS>,
@@ -189,6 +204,18 @@ pub struct Core {
     sm_req: Signal<Local, Bit>,
     lat_req: Signal<Local, Bit>,
     tbl_req: Signal<Local, Bit>,
+    // The window interface's master: the register file, or the stream engine while it runs.
+    stream: StreamEngine<REGS_IW>,
+    w_req: Signal<Local, Bit>,
+    w_sel: Signal<Local, Bits<SEL_BITS>>,
+    w_index: Signal<Local, Bits<REGS_IW>>,
+    w_ack: Signal<Local, Bit>,
+    w_data: Signal<Local, Bits<32>>,
+    // Latency windows: the select and the count/sum bit of a request, to the answer's mux.
+    lw_sel: [DFF<Bits<SEL_BITS>>; 2],
+    lw_odd: [DFF<Bit>; 2],
+    // Table windows: the way of a request, to the table's read (beside the slot index).
+    tw_way: [DFF<Bit>; CELL_INDEX_LATENCY],
     lat_sel: [Constant<Bits<SEL_BITS>>; 3],
     tbl_sel: [Constant<Bits<SEL_BITS>>; 2],
     sels_end: Constant<Bits<SEL_BITS>>,
@@ -267,6 +294,7 @@ impl Core {
             return Err("the map's per-switch block is not the NIC's per-switch geometry".into());
         }
         let table = KeyTable::new(&ps_geometry.table)?;
+        let stream = StreamEngine::new(&window_specs(tower, sumax, Some(&ps_geometry)))?;
         if map.layout.tower_windows.len() != tower.arrays.len() {
             return Err(format!(
                 "the map has {} tower windows, the tower {} arrays",
@@ -299,6 +327,10 @@ impl Core {
             sm_delay_inf: Default::default(),
             sm_delay: Default::default(),
             hop_lost: Default::default(),
+            c2h_tdata: Default::default(),
+            c2h_tvalid: Default::default(),
+            c2h_tlast: Default::default(),
+            c2h_tready: Default::default(),
             parser: Parser::new(),
             engine: EpochEngine::new(CORE_DRAIN),
             tower: t,
@@ -348,6 +380,15 @@ impl Core {
             sm_req: Default::default(),
             lat_req: Default::default(),
             tbl_req: Default::default(),
+            stream,
+            w_req: Default::default(),
+            w_sel: Default::default(),
+            w_index: Default::default(),
+            w_ack: Default::default(),
+            w_data: Default::default(),
+            lw_sel: Default::default(),
+            lw_odd: Default::default(),
+            tw_way: Default::default(),
             lat_sel: std::array::from_fn(|i| {
                 Constant::new(((TOWER_ARRAYS + SUMAX_ARRAYS + i) as u64).to_bits())
             }),
@@ -471,19 +512,41 @@ impl Logic for Core {
         self.sink_tower_packets.x.next = self.tower.packets.val();
         self.window.clock.next = self.clock.val();
         self.window.reset.next = self.reset.val();
-        self.tower_req.next = self.regs.win_sel.val() < self.tower_sels.val();
-        self.sm_req.next = !self.tower_req.val() & (self.regs.win_sel.val() < self.lat_sel[0].val());
-        self.lat_req.next = (self.regs.win_sel.val() >= self.lat_sel[0].val())
-            & (self.regs.win_sel.val() < self.tbl_sel[0].val());
-        self.tbl_req.next = (self.regs.win_sel.val() >= self.tbl_sel[0].val())
-            & (self.regs.win_sel.val() < self.sels_end.val());
-        self.window.ro_req.next = self.regs.win_req.val() & self.tower_req.val();
-        if self.regs.win_sel.val() < self.tower_sels.val() {
-            self.window.ro_array.next = self.regs.win_sel.val().get_bits::<2>(0);
+        // The window interface: the stream engine owns it while it runs (a register read of a
+        // window then answers 0 at once); its START is a register write, which the register
+        // file only takes with no window read pending, so no answer crosses owners.
+        self.stream.clock.next = self.clock.val();
+        self.stream.reset.next = self.reset.val();
+        self.stream.start.next = self.regs.st_start.val();
+        self.stream.epoch.next = self.engine.epoch.val();
+        self.stream.seq_no.next = self.engine.sequence_no.val();
+        self.stream.idle_packets.next = self.engine.idle_packets.val();
+        self.stream.tready.next = self.c2h_tready.val();
+        self.c2h_tdata.next = self.stream.tdata.val();
+        self.c2h_tvalid.next = self.stream.tvalid.val();
+        self.c2h_tlast.next = self.stream.tlast.val();
+        if self.stream.busy.val() {
+            self.w_req.next = self.stream.req.val();
+            self.w_sel.next = self.stream.sel.val();
+            self.w_index.next = self.stream.index.val();
+        } else {
+            self.w_req.next = self.regs.win_req.val();
+            self.w_sel.next = self.regs.win_sel.val();
+            self.w_index.next = self.regs.win_index.val();
+        }
+        self.tower_req.next = self.w_sel.val() < self.tower_sels.val();
+        self.sm_req.next = !self.tower_req.val() & (self.w_sel.val() < self.lat_sel[0].val());
+        self.lat_req.next =
+            (self.w_sel.val() >= self.lat_sel[0].val()) & (self.w_sel.val() < self.tbl_sel[0].val());
+        self.tbl_req.next =
+            (self.w_sel.val() >= self.tbl_sel[0].val()) & (self.w_sel.val() < self.sels_end.val());
+        self.window.ro_req.next = self.w_req.val() & self.tower_req.val();
+        if self.w_sel.val() < self.tower_sels.val() {
+            self.window.ro_array.next = self.w_sel.val().get_bits::<2>(0);
         } else {
             self.window.ro_array.next = self.ro_none.val();
         }
-        self.window.ro_index.next = self.regs.win_index.val().get_bits::<TOWER_AM>(0);
+        self.window.ro_index.next = self.w_index.val().get_bits::<TOWER_AM>(0);
         self.tower.rd_addr0.next = self.window.rd_addr0.val();
         self.tower.rd_addr1.next = self.window.rd_addr1.val();
         self.tower.rd_addr2.next = self.window.rd_addr2.val();
@@ -533,13 +596,13 @@ impl Logic for Core {
         self.sumax.rd_bank.next = !self.engine.active_bank.val();
         // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
         self.cidx.clock.next = self.clock.val();
-        self.cidx.k.next = self.regs.win_index.val();
+        self.cidx.k.next = self.w_index.val();
         self.sumax.rd_addr.next = self.cidx.bucket.val();
         self.sumax.rd_cell.next = self.cidx.cell_no.val();
         self.sw_v[0].clock.next = self.clock.val();
-        self.sw_v[0].d.next = self.regs.win_req.val() & self.sm_req.val() & !self.reset.val();
+        self.sw_v[0].d.next = self.w_req.val() & self.sm_req.val() & !self.reset.val();
         self.sw_sel[0].clock.next = self.clock.val();
-        self.sw_sel[0].d.next = self.regs.win_sel.val();
+        self.sw_sel[0].d.next = self.w_sel.val();
         for j in 1..SW_LATENCY {
             self.sw_v[j].clock.next = self.clock.val();
             self.sw_v[j].d.next = self.sw_v[j - 1].q.val() & !self.reset.val();
@@ -579,23 +642,38 @@ impl Logic for Core {
         self.regs.active_packets.next = self.engine.active_packets.val();
         // Window answers: one read is pending at a time, so the one whose line ends acks.
         // `sw_v[6]`, `lw_v[2]`, `tw_v[5]`: the lines' last taps (asserted above).
-        self.regs.win_ack.next =
+        self.w_ack.next =
             self.window.ro_ack.val() | self.sw_v[6].q.val() | self.lw_v[2].q.val() | self.tw_v[5].q.val();
         if self.window.ro_ack.val() {
-            self.regs.win_data.next = self.window.ro_data.val();
+            self.w_data.next = self.window.ro_data.val();
         } else if self.lw_v[2].q.val() {
-            self.regs.win_data.next = self.lw_q.q.val();
+            self.w_data.next = self.lw_q.q.val();
         } else if self.tw_v[5].q.val() {
-            self.regs.win_data.next = self.tw_q.q.val();
+            self.w_data.next = self.tw_q.q.val();
         } else {
-            self.regs.win_data.next = self.sw_q.q.val();
+            self.w_data.next = self.sw_q.q.val();
         }
+        self.stream.ack.next = self.w_ack.val() & self.stream.busy.val();
+        self.stream.data.next = self.w_data.val();
+        if self.stream.busy.val() {
+            self.regs.win_ack.next = self.regs.win_req.val();
+            self.regs.win_data.next = self.zero32.val();
+        } else {
+            self.regs.win_ack.next = self.w_ack.val();
+            self.regs.win_data.next = self.w_data.val();
+        }
+        self.regs.st_busy.next = self.stream.busy.val();
+        self.regs.st_streams.next = self.stream.streams.val();
+        self.regs.st_words.next = self.stream.last_words.val();
+        self.regs.st_clocks.next = self.stream.last_clocks.val();
+        self.regs.st_stalls.next = self.stream.last_stalls.val();
         // The per-switch block.
         if self.engine.active_bank.val() {
             self.regs.table_misses.next = self.key_table.misses0.val();
         } else {
             self.regs.table_misses.next = self.key_table.misses1.val();
         }
+        self.stream.table_misses.next = self.regs.table_misses.val();
         self.regs.rec_words.next = self.ps.words.val();
         self.regs.rec_dropped.next = self.ps.dropped.val();
         self.regs.rec_head.next = self.ps.head.val();
@@ -618,18 +696,17 @@ impl Logic for Core {
         self.ps.threshold.next = self.regs.inflate_threshold.val();
         self.ps.pop.next = self.regs.rec_pop.val();
         self.ps.rd_bank.next = !self.engine.active_bank.val();
-        self.ps.rd_addr0.next = self.regs.win_index.val().get_bits::<15>(1);
-        self.ps.rd_addr1.next = self.regs.win_index.val().get_bits::<14>(1);
-        self.ps.rd_addr2.next = self.regs.win_index.val().get_bits::<14>(1);
+        self.ps.rd_addr0.next = self.w_index.val().get_bits::<15>(1);
+        self.ps.rd_addr1.next = self.w_index.val().get_bits::<14>(1);
+        self.ps.rd_addr2.next = self.w_index.val().get_bits::<14>(1);
         self.ps.clr.next = self.engine.clr.val();
         self.ps.clr_bank.next = self.engine.clr_bank.val();
         self.ps.clr_addr0.next = self.engine.clr_addr.val().get_bits::<15>(0);
         self.ps.clr_addr1.next = self.engine.clr_addr.val().get_bits::<14>(0);
         self.ps.clr_addr2.next = self.engine.clr_addr.val().get_bits::<14>(0);
-        // Latency windows: word 2b is bucket b's count, 2b + 1 its sum (win_sel and
-        // win_index hold until the next window read).
+        // Latency windows: word 2b is bucket b's count, 2b + 1 its sum.
         self.lw_v[0].clock.next = self.clock.val();
-        self.lw_v[0].d.next = self.regs.win_req.val() & self.lat_req.val() & !self.reset.val();
+        self.lw_v[0].d.next = self.w_req.val() & self.lat_req.val() & !self.reset.val();
         for j in 1..LW_LATENCY {
             self.lw_v[j].clock.next = self.clock.val();
             self.lw_v[j].d.next = self.lw_v[j - 1].q.val() & !self.reset.val();
@@ -637,25 +714,35 @@ impl Logic for Core {
         self.w_c0.x.next = self.ps.rd_count0.val();
         self.w_s0.x.next = self.ps.rd_sum0.val();
         self.w_c1.x.next = self.ps.rd_count1.val();
+        // The request's select and count/sum bit travel with it, so requests can follow
+        // each other every clock.
+        for j in 0..2 {
+            self.lw_sel[j].clock.next = self.clock.val();
+            self.lw_odd[j].clock.next = self.clock.val();
+        }
+        self.lw_sel[0].d.next = self.w_sel.val();
+        self.lw_odd[0].d.next = self.w_index.val().get_bit(0);
+        self.lw_sel[1].d.next = self.lw_sel[0].q.val();
+        self.lw_odd[1].d.next = self.lw_odd[0].q.val();
         self.lw_q.d.next = self.zero32.val();
-        if self.regs.win_index.val().get_bit(0) {
-            if self.regs.win_sel.val() == self.lat_sel[0].val() {
+        if self.lw_odd[1].q.val() {
+            if self.lw_sel[1].q.val() == self.lat_sel[0].val() {
                 self.lw_q.d.next = self.w_s0.y.val();
             }
-            if self.regs.win_sel.val() == self.lat_sel[1].val() {
+            if self.lw_sel[1].q.val() == self.lat_sel[1].val() {
                 self.lw_q.d.next = self.ps.rd_sum1.val();
             }
-            if self.regs.win_sel.val() == self.lat_sel[2].val() {
+            if self.lw_sel[1].q.val() == self.lat_sel[2].val() {
                 self.lw_q.d.next = self.ps.rd_sum2.val();
             }
         } else {
-            if self.regs.win_sel.val() == self.lat_sel[0].val() {
+            if self.lw_sel[1].q.val() == self.lat_sel[0].val() {
                 self.lw_q.d.next = self.w_c0.y.val();
             }
-            if self.regs.win_sel.val() == self.lat_sel[1].val() {
+            if self.lw_sel[1].q.val() == self.lat_sel[1].val() {
                 self.lw_q.d.next = self.w_c1.y.val();
             }
-            if self.regs.win_sel.val() == self.lat_sel[2].val() {
+            if self.lw_sel[1].q.val() == self.lat_sel[2].val() {
                 self.lw_q.d.next = self.ps.rd_count2.val();
             }
         }
@@ -692,13 +779,23 @@ impl Logic for Core {
         self.key_table.clr_addr.next = self.engine.clr_addr.val().get_bits::<TABLE_A>(0);
         // Table windows: word k = 12 slot + word, of the way the window selects.
         self.tidx.clock.next = self.clock.val();
-        self.tidx.k.next = self.regs.win_index.val();
+        self.tidx.k.next = self.w_index.val();
         self.key_table.rd_bank.next = !self.engine.active_bank.val();
-        self.key_table.rd_way.next = self.regs.win_sel.val() == self.tbl_sel[1].val();
+        // The way travels beside the slot index (CellIndex's latency).
+        for j in 0..CELL_INDEX_LATENCY {
+            self.tw_way[j].clock.next = self.clock.val();
+        }
+        self.tw_way[0].d.next = self.w_sel.val() == self.tbl_sel[1].val();
+        for j in 1..CELL_INDEX_LATENCY {
+            self.tw_way[j].d.next = self.tw_way[j - 1].q.val();
+        }
+        for j in (CELL_INDEX_LATENCY - 1)..CELL_INDEX_LATENCY {
+            self.key_table.rd_way.next = self.tw_way[j].q.val();
+        }
         self.key_table.rd_addr.next = self.tidx.bucket.val();
         self.key_table.rd_word.next = self.tidx.cell_no.val().get_bits::<4>(0);
         self.tw_v[0].clock.next = self.clock.val();
-        self.tw_v[0].d.next = self.regs.win_req.val() & self.tbl_req.val() & !self.reset.val();
+        self.tw_v[0].d.next = self.w_req.val() & self.tbl_req.val() & !self.reset.val();
         for j in 1..TW_LATENCY {
             self.tw_v[j].clock.next = self.clock.val();
             self.tw_v[j].d.next = self.tw_v[j - 1].q.val() & !self.reset.val();

@@ -7,6 +7,7 @@
 //! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul/div by log-add-exp and by direct tables, multiplicative encoder and decoder, SuMax delay bins) |
 //! | [`parser`] | line-rate packet parser: AXI-Stream 64-bit in, one descriptor (class, flow key, length, timestamp, INT delay) per frame |
 //! | [`per_switch`] | the per-switch half: the hop-keyed latency tower (count and latency-sum cells), the inflated-latency detector, the hop serializer, the flow-key table |
+//! | [`readout`] | the readout-stream engine: the idle bank of every window as one packed, CRC-checked stream for the card-to-host DMA channel |
 //! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
 //! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch and SuMax pipelines (one bank, and two banks under the epoch engine) |
 //! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch and two-bank SuMax (with the delay-bin unit) under one epoch engine, statistics, AXI4-Lite register file with the readout windows |
@@ -26,6 +27,7 @@ pub mod hash;
 pub mod nic;
 pub mod parser;
 pub mod per_switch;
+pub mod readout;
 pub mod regs;
 pub mod sketch;
 pub mod synth;

@@ -367,7 +367,13 @@ pub struct RegPorts {
     pub ps_acu: PortId,
     pub inflate_threshold: PortId,
     pub table_threshold: PortId,
+    pub st_start: PortId,
+    /// `st_busy`, `st_streams`, `st_words`, `st_clocks`, `st_stalls`.
+    pub stream: [PortId; 5],
 }
+
+/// The register file's readout-stream inputs, in [`RegPorts::stream`] order.
+pub const STREAM_PORTS: [&str; 5] = ["st_busy", "st_streams", "st_words", "st_clocks", "st_stalls"];
 
 impl RegPorts {
     pub fn of(m: &Model, prefix: &str) -> Self {
@@ -397,6 +403,8 @@ impl RegPorts {
             ps_acu: p("ps_acu"),
             inflate_threshold: p("inflate_threshold"),
             table_threshold: p("table_threshold"),
+            st_start: p("st_start"),
+            stream: STREAM_PORTS.map(p),
         }
     }
 }
@@ -415,6 +423,8 @@ pub struct LiveInputs {
     pub table_misses: u32,
     pub rec_words: u16,
     pub rec_dropped: u32,
+    /// The readout-stream block: busy (0/1), streams, last words, last clocks, last stalls.
+    pub stream: [u32; 5],
 }
 
 impl LiveInputs {
@@ -432,6 +442,9 @@ impl LiveInputs {
         m.set(p.table_misses, self.table_misses as u128);
         m.set(p.rec_words, self.rec_words as u128);
         m.set(p.rec_dropped, self.rec_dropped as u128);
+        for (&port, &v) in p.stream.iter().zip(&self.stream) {
+            m.set(port, v as u128);
+        }
     }
 }
 
@@ -503,6 +516,8 @@ pub struct RegsFabric {
     /// Cycles at which `swap` / `clear` were high.
     pub swaps: Vec<u64>,
     pub clears: Vec<u64>,
+    /// Cycles at which `st_start` was high.
+    pub starts: Vec<u64>,
     /// `acu` output at the last clock.
     pub acu: bool,
     /// A record stream behind `rec_head`/`rec_pop`: its words, and the words popped.
@@ -528,6 +543,7 @@ impl RegsFabric {
             source: Box::new(source),
             swaps: Vec::new(),
             clears: Vec::new(),
+            starts: Vec::new(),
             acu: false,
             stream: VecDeque::new(),
             popped: Vec::new(),
@@ -547,6 +563,9 @@ impl Fabric for RegsFabric {
         }
         if m.get(self.ports.clear) == 1 {
             self.clears.push(cycle);
+        }
+        if m.get(self.ports.st_start) == 1 {
+            self.starts.push(cycle);
         }
         self.acu = m.get(self.ports.acu) == 1;
         let p = &self.ports;

@@ -68,6 +68,11 @@ fn expected(map: &RegMap, live: &LiveInputs, w: &Written, head: Option<u32>, off
         Some(Live::RecordWords) => live.rec_words as u32,
         Some(Live::RecordDropped) => live.rec_dropped,
         Some(Live::RecordPop) => head.unwrap_or(0),
+        Some(Live::StreamStatus) => live.stream[0] & 1,
+        Some(Live::StreamCount) => live.stream[1],
+        Some(Live::StreamWords) => live.stream[2],
+        Some(Live::StreamClocks) => live.stream[3],
+        Some(Live::StreamStalls) => live.stream[4],
         None => 0,
     }
 }
@@ -84,6 +89,13 @@ fn random_live(r: &mut Rng) -> LiveInputs {
         table_misses: r.next_u64() as u32,
         rec_words: r.next_u64() as u16,
         rec_dropped: r.next_u64() as u32,
+        stream: [
+            r.chance(50) as u32,
+            r.next_u64() as u32,
+            r.next_u64() as u32,
+            r.next_u64() as u32,
+            r.next_u64() as u32,
+        ],
     }
 }
 
@@ -174,6 +186,16 @@ fn control_pulses_once_and_mode_is_held() {
     }
     // A pulse is one clock: no two recorded cycles are adjacent.
     assert!(b.fabric.swaps.windows(2).all(|w| w[1] > w[0] + 1));
+    // The stream block's CONTROL: bit 0 starts (one pulse), nothing else does; it reads 0.
+    assert!(b.fabric.starts.is_empty(), "no start from the epoch CONTROL");
+    for (v, strb, n) in [(1, 0xF, 1), (2, 0xF, 0), (0xFFFF_FFFE, 0xF, 0), (1, 0xE, 0), (3, 0x1, 1)] {
+        let n0 = b.fabric.starts.len();
+        b.axi_write(map.stream_control, v, strb).unwrap();
+        b.idle(5);
+        assert_eq!(b.fabric.starts.len() - n0, n, "stream CONTROL <- {v:#x} strb {strb:#x}");
+    }
+    assert_eq!(b.read32(map.stream_control).unwrap(), 0, "stream CONTROL is write-only");
+    assert_eq!((b.fabric.swaps.len(), b.fabric.clears.len()), (3, 3), "stream CONTROL is not epoch CONTROL");
     assert_eq!(b.read32(map.mode).unwrap(), 0);
     for (v, strb, want) in
         [(2, 0xF, 2), (1, 0xF, 2), (0, 0xE, 2), (0, 0xF, 0), (3, 0xF, 0), (2, 0x1, 2), (0xFF, 0xF, 2)]

@@ -4,7 +4,7 @@
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::PerSwitchGeometry;
 use smartnic_contract::regs::layout::{FirmwareInfo, Placed, WINDOWS_BASE};
-use smartnic_contract::regs::{block_type, epoch, per_switch, stats, tower, Layout, PCI_DEVICE_ID};
+use smartnic_contract::regs::{block_type, epoch, per_switch, stats, stream, tower, Layout, PCI_DEVICE_ID};
 
 /// Word-address bits of the control area (the first [`WINDOWS_BASE`] bytes), which the
 /// constant lookup decodes.
@@ -52,6 +52,12 @@ pub enum Live {
     RecordDropped,
     /// Read-to-pop: the read takes the stream's head word.
     RecordPop,
+    /// The readout-stream block (contract `regs::stream`), fed by the engine's ports.
+    StreamStatus,
+    StreamCount,
+    StreamWords,
+    StreamClocks,
+    StreamStalls,
 }
 
 /// Names of the statistics input ports, in register order.
@@ -70,6 +76,8 @@ pub struct RegMap {
     pub live: Vec<(u32, Live)>,
     /// Byte offset of epoch CONTROL (write only, reads 0).
     pub control: u32,
+    /// Byte offset of the readout-stream block's CONTROL (write only, reads 0).
+    pub stream_control: u32,
     /// Byte offset of the tower MODE register (read/write).
     pub mode: u32,
     /// Readout windows in `win_sel` order: tower arrays, SuMax arrays, latency arrays,
@@ -103,7 +111,7 @@ impl RegMap {
         }
         let base = |ty| layout.block(ty).map(|b| b.base).ok_or(format!("layout has no block {ty:#x}"));
         let (sb, eb, tb) = (base(block_type::STATS)?, base(block_type::EPOCH)?, base(block_type::TOWER)?);
-        let pb = base(block_type::PER_SWITCH)?;
+        let (pb, stb) = (base(block_type::PER_SWITCH)?, base(block_type::STREAM)?);
         let mut live = Vec::new();
         for (n, &off) in STAT_OFFSETS.iter().enumerate() {
             live.push((sb + off, Live::Stat { n, hi: false }));
@@ -125,10 +133,15 @@ impl RegMap {
             (pb + per_switch::RECORD_WORDS, Live::RecordWords),
             (pb + per_switch::RECORD_DROPPED, Live::RecordDropped),
             (pb + per_switch::RECORD_POP, Live::RecordPop),
+            (stb + stream::STATUS, Live::StreamStatus),
+            (stb + stream::STREAMS, Live::StreamCount),
+            (stb + stream::LAST_WORDS, Live::StreamWords),
+            (stb + stream::LAST_CLOCKS, Live::StreamClocks),
+            (stb + stream::LAST_STALLS, Live::StreamStalls),
         ]);
-        let (control, mode) = (eb + epoch::CONTROL, tb + tower::MODE);
+        let (control, mode, stream_control) = (eb + epoch::CONTROL, tb + tower::MODE, stb + stream::CONTROL);
         for &(off, _) in &live {
-            if constants.iter().any(|c| c.0 == off) || off == control {
+            if constants.iter().any(|c| c.0 == off) || off == control || off == stream_control {
                 return Err(format!("live register {off:#x} is also a constant or CONTROL"));
             }
         }
@@ -136,7 +149,7 @@ impl RegMap {
         if windows.len() > 1 << SEL_BITS {
             return Err(format!("{} readout windows; win_sel has {SEL_BITS} bits", windows.len()));
         }
-        Ok(RegMap { layout, firmware: fw, constants, live, control, mode, windows })
+        Ok(RegMap { layout, firmware: fw, constants, live, control, stream_control, mode, windows })
     }
 
     /// The board's configuration: SketchINT's FPGA tower, the NIC SuMax, the NIC's
@@ -187,7 +200,7 @@ mod tests {
         let m = RegMap::nic_default();
         assert_eq!(m.addr_bits(), 22);
         assert_eq!(m.windows.len(), 11);
-        assert_eq!(m.live.len(), 25);
+        assert_eq!(m.live.len(), 30);
         assert_eq!(m.constant(header::TYPE), Some(block_type::FIRMWARE_ID));
         assert_eq!(m.constant(smartnic_contract::regs::firmware_id::DEVICE), Some(0x7038));
         assert_eq!(m.window_of(m.windows[0].base), Some((0, 0)));

@@ -51,6 +51,8 @@
 //! | `win_ack`, `win_data` | in | 1, 32 | window read answer |
 //! | `ps_acu`, `inflate_threshold`, `table_threshold` | out | 1, 22, 32 | the per-switch block's MODE (reset CM) and thresholds (reset: the contract's defaults, Delta_l = 5 and `DEFAULT_TABLE_THRESHOLD`) |
 //! | `table_misses`, `rec_words`, `rec_dropped` | in | 32, 16, 32 | TABLE_MISSES, RECORD_WORDS, RECORD_DROPPED |
+//! | `st_start` | out | 1 | one-clock pulse from a write of the stream block's CONTROL with bit 0 (START) set |
+//! | `st_busy`, `st_streams`, `st_words`, `st_clocks`, `st_stalls` | in | 1, 32, 32, 32, 32 | the stream block's STATUS (BUSY = bit 0), STREAMS, LAST_WORDS, LAST_CLOCKS, LAST_STALLS |
 //! | `rec_head`, `rec_head_valid`, `rec_pop` | in, in, out | 32, 1, 1 | RECORD_POP: a read returns `rec_head` (0 without `rec_head_valid`) and pulses `rec_pop` for one clock after the clock it is decoded in (only with `rec_head_valid`, so the head moves before any later read) |
 //!
 //! The threshold registers take the whole 32-bit word when `wstrb[0]` is set (the driver
@@ -122,6 +124,12 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     pub rec_head: Signal<In, Bits<32>>,
     pub rec_head_valid: Signal<In, Bit>,
     pub rec_pop: Signal<Out, Bit>,
+    pub st_start: Signal<Out, Bit>,
+    pub st_busy: Signal<In, Bit>,
+    pub st_streams: Signal<In, Bits<32>>,
+    pub st_words: Signal<In, Bits<32>>,
+    pub st_clocks: Signal<In, Bits<32>>,
+    pub st_stalls: Signal<In, Bits<32>>,
     // bus state: idle = none of these set
     s_dec: DFF<Bit>,
     s_wait: DFF<Bit>,
@@ -139,6 +147,7 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     infl_q: DFF<Bits<INFLATE_BITS>>,
     tthr_q: DFF<Bits<32>>,
     pop_q: DFF<Bit>,
+    st_start_q: DFF<Bit>,
     rom: ROM<Bits<32>, CTRL_WORD_BITS>,
     idle: Signal<Local, Bit>,
     wr_go: Signal<Local, Bit>,
@@ -172,6 +181,12 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     k_rwords: Constant<Bits<IW>>,
     k_rdropped: Constant<Bits<IW>>,
     k_pop: Constant<Bits<IW>>,
+    k_st_control: Constant<Bits<IW>>,
+    k_st_status: Constant<Bits<IW>>,
+    k_st_count: Constant<Bits<IW>>,
+    k_st_words: Constant<Bits<IW>>,
+    k_st_clocks: Constant<Bits<IW>>,
+    k_st_stalls: Constant<Bits<IW>>,
     infl_reset: Constant<Bits<INFLATE_BITS>>,
     tthr_reset: Constant<Bits<32>>,
     w_words: Widen<32, 16>,
@@ -247,6 +262,12 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             rec_head: Default::default(),
             rec_head_valid: Default::default(),
             rec_pop: Default::default(),
+            st_start: Default::default(),
+            st_busy: Default::default(),
+            st_streams: Default::default(),
+            st_words: Default::default(),
+            st_clocks: Default::default(),
+            st_stalls: Default::default(),
             s_dec: Default::default(),
             s_wait: Default::default(),
             s_rv: Default::default(),
@@ -263,6 +284,7 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             infl_q: Default::default(),
             tthr_q: Default::default(),
             pop_q: Default::default(),
+            st_start_q: Default::default(),
             rom: ROM::new(rom),
             idle: Default::default(),
             wr_go: Default::default(),
@@ -294,6 +316,12 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             k_rwords: live(Live::RecordWords),
             k_rdropped: live(Live::RecordDropped),
             k_pop: live(Live::RecordPop),
+            k_st_control: word(map.stream_control),
+            k_st_status: live(Live::StreamStatus),
+            k_st_count: live(Live::StreamCount),
+            k_st_words: live(Live::StreamWords),
+            k_st_clocks: live(Live::StreamClocks),
+            k_st_stalls: live(Live::StreamStalls),
             infl_reset: Constant::new((reset_thresholds().0 as u64).to_bits()),
             tthr_reset: Constant::new((reset_thresholds().1 as u64).to_bits()),
             w_words: Default::default(),
@@ -314,7 +342,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_dec, s_wait, s_rv, s_bv, addr, data, req, sel, index, swap_q, clear_q, acu_q,
-            ps_acu_q, infl_q, tthr_q, pop_q
+            ps_acu_q, infl_q, tthr_q, pop_q, st_start_q
         );
         self.sink_aw.x.next = self.bus.awaddr.val().get_bits::<2>(0);
         self.sink_ar.x.next = self.bus.araddr.val().get_bits::<2>(0);
@@ -339,6 +367,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         self.inflate_threshold.next = self.infl_q.q.val();
         self.table_threshold.next = self.tthr_q.q.val();
         self.rec_pop.next = self.pop_q.q.val();
+        self.st_start.next = self.st_start_q.q.val();
         self.w_words.x.next = self.rec_words.val();
         self.w_infl.x.next = self.infl_q.q.val();
         self.win_req.next = self.req.q.val();
@@ -417,6 +446,20 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             } else {
                 self.live.next = self.v0.val();
             }
+        } else if self.addr.q.val() == self.k_st_status.val() {
+            if self.st_busy.val() {
+                self.live.next = self.v1.val();
+            } else {
+                self.live.next = self.v0.val();
+            }
+        } else if self.addr.q.val() == self.k_st_count.val() {
+            self.live.next = self.st_streams.val();
+        } else if self.addr.q.val() == self.k_st_words.val() {
+            self.live.next = self.st_words.val();
+        } else if self.addr.q.val() == self.k_st_clocks.val() {
+            self.live.next = self.st_clocks.val();
+        } else if self.addr.q.val() == self.k_st_stalls.val() {
+            self.live.next = self.st_stalls.val();
         } else if self.addr.q.val() < self.k_ctrl_words.val() {
             self.live.next = self.rom.data.val();
         } else {
@@ -438,6 +481,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         self.clear_q.d.next = false;
         self.req.d.next = false;
         self.pop_q.d.next = false;
+        self.st_start_q.d.next = false;
         if self.idle.val() {
             if self.bus.arvalid.val() {
                 self.addr.d.next = self.bus.araddr.val().get_bits::<IW>(2);
@@ -448,6 +492,9 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
                     if self.wr_word.val() == self.k_control.val() {
                         self.swap_q.d.next = self.bus.wdata.val().get_bit(0);
                         self.clear_q.d.next = self.bus.wdata.val().get_bit(1);
+                    }
+                    if self.wr_word.val() == self.k_st_control.val() {
+                        self.st_start_q.d.next = self.bus.wdata.val().get_bit(0);
                     }
                     if self.wr_word.val() == self.k_mode.val() {
                         if self.bus.wdata.val() == self.v0.val() {

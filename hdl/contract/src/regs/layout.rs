@@ -6,7 +6,9 @@
 //! in the order the blocks describe them (tower arrays, SuMax arrays, latency arrays, table
 //! ways). The BAR is the next power of two above the last window.
 
-use super::{block_type, crc, epoch, firmware_id, header, per_switch, stats, sumax, tower, BLOCK_VERSION};
+use super::{
+    block_type, crc, epoch, firmware_id, header, per_switch, stats, stream, sumax, tower, BLOCK_VERSION,
+};
 use crate::geometry::{SuMaxGeometry, TowerGeometry};
 use crate::hash::CrcParams;
 use crate::per_switch::PerSwitchGeometry;
@@ -62,7 +64,8 @@ impl Layout {
         Self::place(t, s, None)
     }
 
-    /// Places the blocks and windows of a bitstream with the per-switch half `p` too.
+    /// Places the blocks and windows of a bitstream with the per-switch half `p` too (the
+    /// NIC core, which also has the readout-stream block).
     pub fn with_per_switch(t: &TowerGeometry, s: &SuMaxGeometry, p: &PerSwitchGeometry) -> Self {
         Self::place(t, s, Some(p))
     }
@@ -76,7 +79,9 @@ impl Layout {
             (block_type::SUMAX, sumax::ARRAY0 + sumax::ARRAY_STRIDE * s.hashes.len() as u32),
         ];
         if p.is_some() {
+            // The core that has the per-switch half also has the readout-stream engine.
             sizes.push((block_type::PER_SWITCH, per_switch::SIZE));
+            sizes.push((block_type::STREAM, stream::SIZE));
         }
         let blocks = sizes
             .iter()
@@ -308,8 +313,12 @@ mod tests {
         let read = |off| regs.iter().find(|r| r.0 == off).map(|r| r.1);
         let sb = l.block(block_type::SUMAX).unwrap().base;
         let pb = l.block(block_type::PER_SWITCH).unwrap().base;
+        let stb = l.block(block_type::STREAM).unwrap().base;
         assert_eq!(read(sb + header::NEXT), Some(pb));
-        assert_eq!(read(pb + header::NEXT), Some(0));
+        assert_eq!(read(pb + header::NEXT), Some(stb));
+        assert_eq!(read(stb + header::NEXT), Some(0));
+        assert_eq!(read(stb + header::TYPE), Some(block_type::STREAM));
+        assert!(flows.block(block_type::STREAM).is_none());
         assert_eq!(read(pb + per_switch::LATENCY_ARRAYS), Some(3));
         assert_eq!(read(pb + per_switch::TABLE_DEPTH), Some(512));
         let a1 = pb + per_switch::LAT0 + per_switch::LAT_STRIDE;

@@ -31,6 +31,7 @@ pub mod block_type {
     pub const EPOCH: u32 = 0x534E_0020;
     pub const STATS: u32 = 0x534E_0030;
     pub const PER_SWITCH: u32 = 0x534E_0040;
+    pub const STREAM: u32 = 0x534E_0050;
 }
 
 /// Version word of every block defined by this contract revision (major.minor as 16.16).
@@ -199,6 +200,28 @@ pub mod per_switch {
     const _: () = assert!(SIZE <= super::layout::BLOCK_SLOT && SLOT_WORDS == 12 && THRESHOLD_BITS == 22);
 }
 
+/// Readout-stream block body: the engine that writes the idle bank of every window as one
+/// stream (`crate::wire::readout`) to the card-to-host channel, instead of one register
+/// read per counter. While it runs, a window read over the BAR reads 0.
+pub mod stream {
+    /// Write-only. Bit 0 START: stream the idle bank (ignored while BUSY). The host starts
+    /// it after a swap has completed and clears the bank after the stream has ended.
+    pub const CONTROL: u32 = 0x10;
+    pub const CONTROL_START: u32 = 1 << 0;
+    /// Bit 0 BUSY: a stream is being written. The other bits read 0.
+    pub const STATUS: u32 = 0x14;
+    pub const STATUS_BUSY: u32 = 1 << 0;
+    /// Streams completed since reset (wrapping).
+    pub const STREAMS: u32 = 0x18;
+    /// 64-bit words of the last completed stream.
+    pub const LAST_WORDS: u32 = 0x1C;
+    /// Clocks of the last stream, from START to its last word accepted.
+    pub const LAST_CLOCKS: u32 = 0x20;
+    /// Clocks of the last stream in which the channel held a word back (`tready` low).
+    pub const LAST_STALLS: u32 = 0x24;
+    pub const SIZE: u32 = 0x28;
+}
+
 /// PCI vendor and device ID the bitstream presents (Xilinx vendor ID, our device).
 pub const PCI_VENDOR_ID: u16 = 0x10EE;
 pub const PCI_DEVICE_ID: u16 = 0x7038;
@@ -216,6 +239,7 @@ pub fn block_name(ty: u32) -> Option<&'static str> {
         EPOCH => "epoch",
         STATS => "stats",
         PER_SWITCH => "per-switch",
+        STREAM => "readout-stream",
         _ => return None,
     })
 }
