@@ -27,6 +27,13 @@ pub enum AccessError {
     Misaligned { offset: u64 },
     #[error("64-bit register {offset:#x}: the high word changed on each of {tries} reads")]
     Unstable64 { offset: u32, tries: u32 },
+    /// The card-to-host channel delivered no complete readout stream in time.
+    #[error(
+        "no complete readout stream within {waited:?} ({words} words arrived): the \
+         card-to-host channel stalled or the stream engine stopped; check the DMA channel \
+         (`dmesg`), then reset the card"
+    )]
+    StreamTimeout { waited: std::time::Duration, words: usize },
     /// A service (the simulator process) refused a command.
     #[error("simulator command `{line}` failed: {message}")]
     Command { line: String, message: String },
@@ -42,6 +49,16 @@ pub enum AccessError {
 /// How often [`RegisterAccess::read64`] re-reads when the high word moves. A counter's high
 /// word moves at most once per 2^32 increments, so a second change means a broken device.
 pub const READ64_TRIES: u32 = 3;
+
+/// The card-to-host channel of a device: a host buffer the NIC's stream engine writes
+/// (a DMA ring through VFIO, the vendor driver's character device, or the simulated NIC's
+/// host buffer).
+pub trait C2hChannel {
+    /// Gets the channel ready for one stream of `words` 64-bit words (posts its buffer).
+    fn arm(&mut self, words: usize) -> Result<(), AccessError>;
+    /// Waits up to `timeout` for the stream's last word and returns what arrived.
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<Vec<u64>, AccessError>;
+}
 
 /// 32-bit register access to one BAR.
 ///
@@ -88,6 +105,12 @@ pub trait RegisterAccess {
         Err(AccessError::Unstable64 { offset, tries: READ64_TRIES })
     }
 
+    /// The device's card-to-host channel, if it has one: where the NIC's readout stream
+    /// arrives (`crate::readout::stream`). Register-only back ends have none.
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        None
+    }
+
     /// [`read32`](Self::read32) of a register that cannot hold all ones (a block header, a
     /// status word with reserved bits, a descriptor): all ones is [`AccessError::DeviceGone`].
     fn read32_live(&mut self, offset: u32) -> Result<u32, AccessError> {
@@ -128,6 +151,9 @@ impl<A: RegisterAccess + ?Sized> RegisterAccess for &mut A {
     fn read_block(&mut self, offset: u32, out: &mut [u32]) -> Result<(), AccessError> {
         (**self).read_block(offset, out)
     }
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        (**self).c2h()
+    }
 }
 
 impl<A: RegisterAccess + ?Sized> RegisterAccess for Box<A> {
@@ -142,6 +168,9 @@ impl<A: RegisterAccess + ?Sized> RegisterAccess for Box<A> {
     }
     fn read_block(&mut self, offset: u32, out: &mut [u32]) -> Result<(), AccessError> {
         (**self).read_block(offset, out)
+    }
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        (**self).c2h()
     }
 }
 
@@ -191,6 +220,9 @@ impl<A: RegisterAccess> RegisterAccess for Counting<A> {
     fn read_block(&mut self, offset: u32, out: &mut [u32]) -> Result<(), AccessError> {
         self.count.reads += out.len() as u64;
         self.inner.read_block(offset, out)
+    }
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        self.inner.c2h()
     }
 }
 

@@ -220,6 +220,9 @@ pub struct DeviceMap {
     pub sumax: Option<SuMaxBlock>,
     /// The per-switch half, when the bitstream has it.
     pub per_switch: Option<PerSwitchBlock>,
+    /// Base of the readout-stream block, when the bitstream can stream its windows to the
+    /// card-to-host channel (`readout::stream`).
+    pub stream: Option<u32>,
 }
 
 impl DeviceMap {
@@ -262,8 +265,21 @@ impl DeviceMap {
             return Err(BlockError::Missing("sketch (towersketch or sumax)"));
         }
         let per_switch = find(block_type::PER_SWITCH).map(|b| read_per_switch(dev, b)).transpose()?;
-        let map =
-            DeviceMap { bar_size: dev.bar_size(), blocks, firmware, epoch, stats, tower, sumax, per_switch };
+        let stream = find(block_type::STREAM);
+        if let Some(b) = stream {
+            check_body(dev, "readout-stream", b, smartnic_contract::regs::stream::SIZE)?;
+        }
+        let map = DeviceMap {
+            bar_size: dev.bar_size(),
+            blocks,
+            firmware,
+            epoch,
+            stats,
+            tower,
+            sumax,
+            per_switch,
+            stream,
+        };
         map.check_windows()?;
         Ok(map)
     }

@@ -33,7 +33,7 @@
 //! and removes it (0 and nothing removed when empty), RECORD_DROPPED the records refused
 //! because they did not fit the buffer.
 
-use crate::access::{check_range, AccessError, RegisterAccess};
+use crate::access::{check_range, AccessError, C2hChannel, RegisterAccess};
 use crate::blocks::PerSwitchConfig;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::PerSwitchGeometry;
@@ -41,6 +41,9 @@ use smartnic_contract::regs::layout::FirmwareInfo;
 use smartnic_contract::regs::{block_type, epoch, per_switch, tower, Layout, DEVICE_GONE};
 use smartnic_contract::wire::record::{to_words, Record};
 use std::collections::VecDeque;
+
+mod stream;
+pub use stream::StreamFault;
 
 /// The per-switch block's live state (registers that are not plain words).
 struct PerSwitchRegs {
@@ -82,6 +85,8 @@ pub struct EmulatedNic {
     stuck_swap: bool,
     stuck_clear: bool,
     per_switch: Option<PerSwitchRegs>,
+    /// The readout-stream engine (with the per-switch half's layout, which has its block).
+    stream: Option<stream::EmulatedStream>,
 }
 
 impl EmulatedNic {
@@ -113,6 +118,9 @@ impl EmulatedNic {
             capacity: RECORD_CAPACITY,
             dropped: 0,
         });
+        let st = nic.layout.block(block_type::STREAM).expect("the layout has a stream block").base;
+        let specs = smartnic_contract::wire::readout::window_specs(t, s, Some(p));
+        nic.stream = Some(stream::EmulatedStream::new(st, specs));
         nic
     }
 
@@ -146,6 +154,7 @@ impl EmulatedNic {
             stuck_swap: false,
             stuck_clear: false,
             per_switch: None,
+            stream: None,
         }
     }
 
@@ -392,7 +401,18 @@ impl RegisterAccess for EmulatedNic {
         if let Some(v) = self.per_switch_live(offset) {
             return Ok(v);
         }
+        if let Some(v) = self.stream.as_ref().and_then(|s| s.read(offset)) {
+            return Ok(v);
+        }
         Ok(self.live(offset).unwrap_or(self.regs[word]))
+    }
+
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        if self.stream.as_ref().is_some_and(|s| s.channel) {
+            Some(self)
+        } else {
+            None
+        }
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
@@ -414,6 +434,14 @@ impl RegisterAccess for EmulatedNic {
                     self.clear_left = None;
                     self.clear();
                 }
+            }
+        } else if self
+            .stream
+            .as_ref()
+            .is_some_and(|s| offset == s.base + smartnic_contract::regs::stream::CONTROL)
+        {
+            if value & smartnic_contract::regs::stream::CONTROL_START != 0 {
+                self.start_stream();
             }
         } else if offset == self.mode_reg {
             self.regs[offset as usize / 4] = value;

@@ -36,7 +36,9 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 mod per_switch;
+pub mod stream;
 pub use per_switch::{MAX_RECORD_WORDS, PER_SWITCH_READS};
+pub use stream::{can_stream, read_snapshot_streamed, StreamStats};
 
 /// How a readout behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +51,21 @@ pub struct ReadoutConfig {
     pub max_retries: u32,
     /// Clear the idle bank after a successful read (the normal case).
     pub clear: bool,
+    /// How the windows travel: by stream when the device can, or by registers.
+    pub path: ReadoutPath,
+}
+
+/// How a readout moves the idle bank's windows to the host.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReadoutPath {
+    /// The readout stream when the bitstream has the stream block and the device a
+    /// card-to-host channel ([`can_stream`]), else register reads.
+    #[default]
+    Auto,
+    /// One register read per counter (the fallback every device has).
+    Registers,
+    /// The readout stream, or an error naming why it cannot be used.
+    Stream,
 }
 
 impl Default for ReadoutConfig {
@@ -58,6 +75,7 @@ impl Default for ReadoutConfig {
             poll_timeout: Duration::from_secs(1),
             max_retries: 3,
             clear: true,
+            path: ReadoutPath::Auto,
         }
     }
 }
@@ -105,6 +123,25 @@ pub enum ReadoutError {
          register; nothing was popped and no snapshot written"
     )]
     RecordWords { words: u32, max: u32 },
+    #[error(
+        "this bitstream has no readout-stream block (or no Tower and SuMax to stream): read \
+         it out by registers instead"
+    )]
+    NoStream,
+    #[error("this device has no card-to-host channel for the readout stream: read it out by registers")]
+    NoChannel,
+    #[error(
+        "a readout stream is still running on the device (stream STATUS BUSY): another reader \
+         is using it, or the card-to-host channel stopped taking words; wait, or reset the card"
+    )]
+    StreamBusy,
+    #[error("readout stream of {words} words refused: {error}; no snapshot written")]
+    Stream { error: smartnic_contract::wire::readout::StreamError, words: usize },
+    #[error(
+        "the engine reports {engine} stream words, the host received {host} (stream STATUS \
+         {status:#x}): words were lost or duplicated on the card-to-host channel"
+    )]
+    StreamCount { engine: u32, host: usize, status: u32 },
     /// A per-switch register the readout reads again (MODE) holds a value the block cannot.
     #[error(transparent)]
     Block(#[from] BlockError),
@@ -135,6 +172,8 @@ pub struct ReadoutStats {
     pub records_dropped: Option<u32>,
     /// Wall-clock time of the readout.
     pub elapsed: Duration,
+    /// The readout stream's figures, when the windows came by stream.
+    pub stream: Option<StreamStats>,
 }
 
 impl ReadoutStats {
@@ -160,8 +199,26 @@ pub fn min_reads(map: &DeviceMap) -> u64 {
     map.window_words() + FIXED_READS + per_switch
 }
 
-/// Runs the readout protocol on `dev` and returns the idle bank as a snapshot.
+/// Runs the readout protocol on `dev` and returns the idle bank as a snapshot: by stream
+/// or by registers as `cfg.path` says ([`ReadoutPath::Auto`]: by stream when it can).
 pub fn read_snapshot<A: RegisterAccess + ?Sized>(
+    dev: &mut A,
+    map: &DeviceMap,
+    cfg: &ReadoutConfig,
+) -> Result<(Snapshot, ReadoutStats), ReadoutError> {
+    let streamed = match cfg.path {
+        ReadoutPath::Registers => false,
+        ReadoutPath::Stream => true,
+        ReadoutPath::Auto => can_stream(dev, map),
+    };
+    if streamed {
+        return read_snapshot_streamed(dev, map, cfg);
+    }
+    read_snapshot_registers(dev, map, cfg)
+}
+
+/// The readout by register reads, one per counter (see the module docs).
+pub fn read_snapshot_registers<A: RegisterAccess + ?Sized>(
     dev: &mut A,
     map: &DeviceMap,
     cfg: &ReadoutConfig,

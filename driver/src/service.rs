@@ -13,6 +13,9 @@
 //! | `w` write32 | offset u32, value u32 | none |
 //! | `b` read_block | offset u32, words u32 | words x u32 |
 //! | `c` command | length u32, UTF-8 text | length u32, UTF-8 text |
+//! | `h` has a card-to-host channel | none | 1 or 0 (u32) |
+//! | `a` arm the channel | words u32 | none |
+//! | `s` wait for a stream | timeout ms u32 | words n u32, n x u64 |
 //! | `q` quit | none | none (the server returns) |
 //!
 //! A failed request replies with its status code, then a u32 offset and a length-prefixed
@@ -26,7 +29,7 @@
 //! "stopped answering" instead of hanging the caller, and a service that died is named
 //! with its exit status or signal.
 
-use crate::access::{AccessError, RegisterAccess};
+use crate::access::{AccessError, C2hChannel, RegisterAccess};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
@@ -206,6 +209,27 @@ fn serve_requests<D: Served + ?Sized, W: Write>(
                     }
                 })?;
             }
+            b'h' => {
+                link.begin();
+                let has = dev.c2h().is_some() as u32;
+                link.reply(|wr| reply(wr, Ok(has.to_le_bytes().to_vec())))?;
+            }
+            b'a' => {
+                let words = read_u32(&mut rd)?;
+                link.begin();
+                let r = channel(dev).and_then(|c| c.arm(words as usize)).map(|_| Vec::new());
+                link.reply(|wr| reply(wr, r))?;
+            }
+            b's' => {
+                let ms = read_u32(&mut rd)?;
+                link.begin();
+                let r = channel(dev).and_then(|c| c.wait(Duration::from_millis(ms as u64))).map(|w| {
+                    let mut b = (w.len() as u32).to_le_bytes().to_vec();
+                    b.extend(w.iter().flat_map(|x| x.to_le_bytes()));
+                    b
+                });
+                link.reply(|wr| reply(wr, r))?;
+            }
             b'q' => return link.reply(|_| Ok(())),
             other => {
                 return Err(io::Error::new(
@@ -215,6 +239,14 @@ fn serve_requests<D: Served + ?Sized, W: Write>(
             }
         }
     }
+}
+
+/// The served device's channel, or the error a client without one gets.
+fn channel<D: Served + ?Sized>(dev: &mut D) -> Result<&mut dyn C2hChannel, AccessError> {
+    dev.c2h().ok_or_else(|| AccessError::Command {
+        line: "card-to-host channel".into(),
+        message: "this device has no card-to-host channel".into(),
+    })
 }
 
 /// The payload of a block read of `n` words at `off` (bounded by [`MAX_BLOCK_WORDS`]).
@@ -285,6 +317,8 @@ pub struct StreamBar {
     /// Why the connection failed: a stream that lost a reply mid-way is out of step, so
     /// every later request fails with the same reason at once.
     broken: Option<String>,
+    /// Whether the served device has a card-to-host channel (asked once).
+    has_c2h: Option<bool>,
 }
 
 impl StreamBar {
@@ -299,6 +333,7 @@ impl StreamBar {
             socket: None,
             deadline: None,
             broken: None,
+            has_c2h: None,
         };
         bar.greet()?;
         Ok(bar)
@@ -316,6 +351,7 @@ impl StreamBar {
             socket: Some(socket),
             deadline: None,
             broken: None,
+            has_c2h: None,
         };
         bar.set_deadline(deadline)?;
         bar.greet().map_err(|e| match stalled(&e) {
@@ -456,6 +492,8 @@ impl StreamBar {
         let doing = match req[0] {
             b'r' => "reading a register",
             b'w' => "writing a register",
+            b'h' => "asking for the card-to-host channel",
+            b'a' => "arming the card-to-host channel",
             _ => "reading a block of registers",
         };
         let r = self.send(req).and_then(|_| {
@@ -570,6 +608,61 @@ impl RegisterAccess for StreamBar {
             }
         }
         Ok(())
+    }
+
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        if self.has_channel() {
+            Some(self)
+        } else {
+            None
+        }
+    }
+}
+
+impl StreamBar {
+    /// Asks the service once whether its device has a card-to-host channel.
+    fn has_channel(&mut self) -> bool {
+        if self.has_c2h.is_none() {
+            let mut v = [0u8; 4];
+            self.has_c2h = Some(self.request(b"h", &mut v).is_ok_and(|_| u32::from_le_bytes(v) == 1));
+        }
+        self.has_c2h == Some(true)
+    }
+
+    /// A reply of `n` u64 words after its count.
+    fn read_words(&mut self) -> io::Result<Vec<u64>> {
+        let n = read_u32(&mut self.rd)? as usize;
+        let mut b = vec![0u8; 8 * n];
+        self.rd.read_exact(&mut b)?;
+        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+    }
+}
+
+impl C2hChannel for StreamBar {
+    fn arm(&mut self, words: usize) -> Result<(), AccessError> {
+        let mut req = vec![b'a'];
+        req.extend_from_slice(&(words as u32).to_le_bytes());
+        self.request(&req, &mut [])
+    }
+
+    fn wait(&mut self, timeout: Duration) -> Result<Vec<u64>, AccessError> {
+        self.check()?;
+        let mut req = vec![b's'];
+        req.extend_from_slice(&(timeout.as_millis().min(u32::MAX as u128) as u32).to_le_bytes());
+        let r = self.send(&req).and_then(|_| {
+            if self.status()? == status::OK {
+                return self.read_words().map(Ok);
+            }
+            read_u32(&mut self.rd)?;
+            Ok(Err(read_text(&mut self.rd)?))
+        });
+        match r {
+            Ok(Ok(words)) => Ok(words),
+            Ok(Err(message)) => {
+                Err(AccessError::Command { line: "wait for a readout stream".into(), message })
+            }
+            Err(e) => Err(self.fault("waiting for a readout stream", e)),
+        }
     }
 }
 

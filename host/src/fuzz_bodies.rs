@@ -423,6 +423,7 @@ fn fast_readout() -> ReadoutConfig {
         poll_timeout: std::time::Duration::ZERO,
         max_retries: 1,
         clear: true,
+        path: smartnic_driver::readout::ReadoutPath::Auto,
     }
 }
 

@@ -17,6 +17,11 @@
 //!   so ([`SimNic::replay`], [`SimNic::run_frames`], [`SimNic::run`], [`SimNic::drain`]).
 //!   Those run many clocks per call into the model (`Model::stream`); a register access
 //!   runs one clock per FFI round trip.
+//! - **Card-to-host channel**: the core's readout-stream port (`c2h_*`) ends in a host
+//!   buffer ([`C2hBuffer`]) that takes a word on every clock it is offered one, as the DMA
+//!   engine of a Gen3 x8 link does (its 256-bit channel at 250 MHz outruns the core's 64-bit
+//!   stream), or on every `n`th clock when throttled ([`SimNic::set_c2h_every`]).
+//!   [`C2hChannel::wait`] runs the clock until a stream's trailer has arrived.
 //! - **Monitor**: every packet that enters the sketch is recorded with the EPOCH it was
 //!   tagged with ([`SimNic::take_sketched`]), from the core's `mon_*` ports; tests build the
 //!   per-epoch software sketches from exactly these packets.
@@ -35,11 +40,12 @@ use smartnic::trace::frame::{
     parse_frame, FrameClass, LINKTYPE_ETHERNET, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_RAW,
 };
 use smartnic_contract::frame::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
-use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_driver::access::{AccessError, C2hChannel, RegisterAccess};
 use smartnic_hdl::regs::axil::PORT_PREFIX;
 use smartnic_hdl::regs::RegMap;
 use std::collections::VecDeque;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// One frame to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,12 +98,46 @@ struct CorePorts {
     mon_valid: PortId,
     mon_key: PortId,
     mon_epoch: PortId,
+    c2h_tready: PortId,
+    c2h_tvalid: PortId,
+    c2h_tlast: PortId,
+    c2h_tdata: PortId,
 }
 
-/// Words of one input row: tdata 2, tkeep, tlast, tuser, tvalid, now 2.
-const IN_ROW: usize = 8;
-/// Words of one output row: tready, mon_valid, mon_epoch, mon_key 4.
-const OUT_ROW: usize = 7;
+/// Words of one input row: tdata 2, tkeep, tlast, tuser, tvalid, now 2, c2h_tready.
+const IN_ROW: usize = 9;
+/// Words of one output row: tready, mon_valid, mon_epoch, mon_key 4, c2h_tvalid,
+/// c2h_tlast, c2h_tdata 2.
+const OUT_ROW: usize = 11;
+
+/// The host buffer at the end of the card-to-host channel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct C2hBuffer {
+    /// Words received since the last [`C2hChannel::arm`].
+    pub words: Vec<u64>,
+    /// Streams whose trailer (`c2h_tlast`) arrived since then.
+    pub streams: u64,
+    /// `tready` on every `every`th clock (1 = always).
+    pub every: u64,
+    /// Clocks whose `tready` was decided, for the throttle.
+    decided: u64,
+}
+
+impl C2hBuffer {
+    /// `tready` of the next clock.
+    fn next_ready(&mut self) -> bool {
+        self.decided += 1;
+        self.every <= 1 || self.decided.is_multiple_of(self.every)
+    }
+
+    /// One clock's channel outputs, with the `tready` that clock had.
+    fn take(&mut self, valid: bool, last: bool, data: u64, ready: bool) {
+        if valid && ready {
+            self.words.push(data);
+            self.streams += last as u64;
+        }
+    }
+}
 /// Clocks per `Model::stream` call.
 const CHUNK: usize = 1 << 14;
 
@@ -115,6 +155,10 @@ pub struct NicFabric {
     pub stats: FeedStats,
     /// `(epoch, key)` of every sketched packet since the last `take_sketched`, if recording.
     sketched: Option<Vec<(u32, u128)>>,
+    /// The card-to-host channel's host buffer.
+    pub c2h: C2hBuffer,
+    /// `c2h_tready` as driven for the current clock.
+    c2h_ready: bool,
 }
 
 impl NicFabric {
@@ -131,10 +175,15 @@ impl NicFabric {
             mon_valid: p("mon_valid"),
             mon_key: p("mon_key"),
             mon_epoch: p("mon_epoch"),
+            c2h_tready: p("c2h_tready"),
+            c2h_tvalid: p("c2h_tvalid"),
+            c2h_tlast: p("c2h_tlast"),
+            c2h_tdata: p("c2h_tdata"),
         };
         for q in [ports.tdata, ports.tkeep, ports.tlast, ports.tuser, ports.tvalid, ports.now] {
             m.set(q, 0);
         }
+        m.set(ports.c2h_tready, 1);
         NicFabric {
             ports,
             queue: VecDeque::new(),
@@ -144,6 +193,8 @@ impl NicFabric {
             now: 0,
             stats: FeedStats::default(),
             sketched: Some(Vec::new()),
+            c2h: C2hBuffer { every: 1, ..Default::default() },
+            c2h_ready: true,
         }
     }
 
@@ -161,7 +212,7 @@ impl NicFabric {
                 self.stats.busy_clocks += 1;
             }
             let [lo, hi] = now(self.now);
-            return ([0, 0, 0, 0, 0, 0, lo, hi], false);
+            return ([0, 0, 0, 0, 0, 0, lo, hi, 0], false);
         }
         let f = self.queue.front().expect("a frame is queued");
         if self.beat == 0 {
@@ -175,7 +226,7 @@ impl NicFabric {
         let last = self.beat + 1 == nb;
         let keep = if last { (1u32 << (hi - lo)) - 1 } else { 0xFF };
         let [n0, n1] = now(self.now);
-        let row = [d as u32, (d >> 32) as u32, keep, last as u32, (last && f.tuser) as u32, 1, n0, n1];
+        let row = [d as u32, (d >> 32) as u32, keep, last as u32, (last && f.tuser) as u32, 1, n0, n1, 0];
         self.stats.beats += 1;
         self.stats.busy_clocks += 1;
         if last {
@@ -198,10 +249,21 @@ impl NicFabric {
         m.set(p.tuser, row[4] as u128);
         m.set(p.tvalid, row[5] as u128);
         m.set(p.now, row[6] as u128 | (row[7] as u128) << 32);
+        m.set(p.c2h_tready, row[8] as u128);
     }
 
-    /// Records one clock's outputs: `tready`, `mon_valid`, `mon_epoch`, `mon_key` words.
+    /// The row of the next clock with the channel's `tready` for that clock.
+    fn next_row_c2h(&mut self) -> ([u32; IN_ROW], bool) {
+        let (mut row, last) = self.next_row();
+        row[8] = self.c2h.next_ready() as u32;
+        (row, last)
+    }
+
+    /// Records one clock's outputs: `tready`, `mon_valid`, `mon_epoch`, `mon_key` words, the
+    /// channel's `tvalid`, `tlast` and `tdata` words (taken if `c2h_ready` was driven).
     fn observe(&mut self, o: &[u32]) {
+        let data = o[9] as u64 | (o[10] as u64) << 32;
+        self.c2h.take(o[7] == 1, o[8] == 1, data, self.c2h_ready);
         if o[0] != 1 {
             self.stats.tready_low += 1;
         }
@@ -216,7 +278,13 @@ impl NicFabric {
 
     fn sample(&mut self, m: &mut Model) {
         let p = self.ports;
-        let mut o = [m.get(p.tready) as u32, m.get(p.mon_valid) as u32, 0, 0, 0, 0, 0];
+        let mut o = [m.get(p.tready) as u32, m.get(p.mon_valid) as u32, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        o[7] = m.get(p.c2h_tvalid) as u32;
+        if o[7] == 1 {
+            o[8] = m.get(p.c2h_tlast) as u32;
+            let d = m.get(p.c2h_tdata);
+            (o[9], o[10]) = (d as u32, (d >> 32) as u32);
+        }
         if o[1] == 1 {
             o[2] = m.get(p.mon_epoch) as u32;
             let k = m.get(p.mon_key);
@@ -231,17 +299,15 @@ impl NicFabric {
     /// with the number of frames that ended so far) or `max` clocks ran; returns the clocks.
     fn stream(&mut self, m: &mut Model, max: u64, mut stop: impl FnMut(&Self, u64) -> bool) -> u64 {
         let p = self.ports;
-        let inputs = [p.tdata, p.tkeep, p.tlast, p.tuser, p.tvalid, p.now];
-        let outputs = [p.tready, p.mon_valid, p.mon_epoch, p.mon_key];
+        let inputs = [p.tdata, p.tkeep, p.tlast, p.tuser, p.tvalid, p.now, p.c2h_tready];
+        let outputs = [p.tready, p.mon_valid, p.mon_epoch, p.mon_key, p.c2h_tvalid, p.c2h_tlast, p.c2h_tdata];
         let (mut ran, mut ended) = (0u64, 0u64);
         let mut rows = Vec::with_capacity(CHUNK * IN_ROW);
         while ran < max && !stop(self, ended) {
-            // The outputs of the current clock (before its edge).
-            self.sample(m);
             rows.clear();
             let mut n = 0;
             while n < CHUNK && ran + (n as u64) < max {
-                let (row, last) = self.next_row();
+                let (row, last) = self.next_row_c2h();
                 rows.extend_from_slice(&row);
                 n += 1;
                 ended += last as u64;
@@ -249,25 +315,30 @@ impl NicFabric {
                     break;
                 }
             }
+            // The outputs of the current clock (before its edge), under row 0's `tready`.
+            self.c2h_ready = rows[8] == 1;
+            self.sample(m);
             let out = m.stream(&inputs, &rows, &outputs);
-            // Row r's outputs are the clock after row r; the last one is the new current
-            // clock, sampled by whatever runs next.
-            for o in out.chunks(OUT_ROW).take(n - 1) {
+            // Row r's outputs are the clock after row r (whose `tready` is row r + 1's); the
+            // last one is the new current clock, sampled by whatever runs next.
+            for (r, o) in out.chunks(OUT_ROW).take(n - 1).enumerate() {
+                self.c2h_ready = rows[(r + 1) * IN_ROW + 8] == 1;
                 self.observe(o);
             }
             ran += n as u64;
         }
-        // Leave the inputs idle (the last row may have been a beat).
+        // Leave the inputs idle (the last row may have been a beat), the channel ready.
         let [lo, hi] = [self.now as u32, (self.now >> 32) as u32];
-        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi]);
+        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi, 1]);
         ran
     }
 }
 
 impl Fabric for NicFabric {
     fn clock(&mut self, m: &mut Model, _cycle: u64) {
+        let (row, _) = self.next_row_c2h();
+        self.c2h_ready = row[8] == 1;
         self.sample(m);
-        let (row, _) = self.next_row();
         self.drive(m, &row);
     }
 }
@@ -387,6 +458,38 @@ impl SimNic {
     }
 }
 
+impl SimNic {
+    /// The channel takes a word on every `n`th clock only (1 = every clock, the default).
+    pub fn set_c2h_every(&mut self, n: u64) {
+        self.bar.fabric.c2h.every = n.max(1);
+    }
+}
+
+/// Clocks the simulated channel runs per look at the host buffer.
+const C2H_STEP: u64 = 4096;
+
+impl C2hChannel for SimNic {
+    fn arm(&mut self, words: usize) -> Result<(), AccessError> {
+        let c = &mut self.bar.fabric.c2h;
+        c.words = Vec::with_capacity(words);
+        c.streams = 0;
+        Ok(())
+    }
+
+    /// Runs the clock (frames keep flowing) until a trailer has arrived.
+    fn wait(&mut self, timeout: Duration) -> Result<Vec<u64>, AccessError> {
+        let start = Instant::now();
+        while self.bar.fabric.c2h.streams == 0 {
+            if start.elapsed() > timeout {
+                let words = self.bar.fabric.c2h.words.len();
+                return Err(AccessError::StreamTimeout { waited: start.elapsed(), words });
+            }
+            self.run(C2H_STEP);
+        }
+        Ok(std::mem::take(&mut self.bar.fabric.c2h.words))
+    }
+}
+
 impl RegisterAccess for SimNic {
     fn bar_size(&self) -> u64 {
         self.bar.bar_size()
@@ -396,6 +499,9 @@ impl RegisterAccess for SimNic {
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
         self.bar.write32(offset, value)
+    }
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        Some(self)
     }
 }
 

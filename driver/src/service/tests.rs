@@ -186,3 +186,68 @@ fn a_slow_start_stays_alive_past_the_deadline() {
     assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
     assert_eq!(server.join().unwrap(), "no model");
 }
+
+/// A served device with a card-to-host channel that answers a fixed stream.
+struct Channelled {
+    nic: EmulatedNic,
+    armed: Option<usize>,
+    stream: Vec<u64>,
+}
+
+impl RegisterAccess for Channelled {
+    fn bar_size(&self) -> u64 {
+        self.nic.bar_size()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        self.nic.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        self.nic.write32(offset, value)
+    }
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        Some(self)
+    }
+}
+
+impl C2hChannel for Channelled {
+    fn arm(&mut self, words: usize) -> Result<(), AccessError> {
+        self.armed = Some(words);
+        Ok(())
+    }
+    fn wait(&mut self, timeout: Duration) -> Result<Vec<u64>, AccessError> {
+        match self.armed.take() {
+            Some(n) => Ok(self.stream.iter().copied().take(n).collect()),
+            None => Err(AccessError::StreamTimeout { waited: timeout, words: 0 }),
+        }
+    }
+}
+
+impl Served for Channelled {}
+
+#[test]
+fn the_card_to_host_channel_crosses_the_service() {
+    let (a, b) = UnixStream::pair().unwrap();
+    let t = TowerGeometry::from_widths_depths(&[(8, 64), (16, 32), (32, 16)]);
+    let s = SuMaxGeometry::with_depth(2, 8);
+    let stream: Vec<u64> = (0..1000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    let want = stream.clone();
+    let server = std::thread::spawn(move || {
+        let nic = EmulatedNic::new(FirmwareInfo::default(), &t, &s);
+        let mut dev = Channelled { nic, armed: None, stream };
+        serve(&mut dev, b.try_clone().unwrap(), b).unwrap();
+    });
+    let mut bar = StreamBar::connect(Box::new(a.try_clone().unwrap()), Box::new(a)).unwrap();
+    let ch = bar.c2h().expect("the served device has a channel");
+    ch.arm(700).unwrap();
+    assert_eq!(ch.wait(Duration::from_secs(1)).unwrap(), want[..700]);
+    // A wait without an arm fails with the device's message; the connection stays usable.
+    let e = ch.wait(Duration::from_millis(5)).unwrap_err().to_string();
+    assert!(e.contains("no complete readout stream"), "{e}");
+    assert_eq!(bar.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
+    drop(bar);
+    server.join().unwrap();
+    // A device without a channel says so, and the client offers none.
+    let (mut plain, _server) = connected();
+    assert!(plain.c2h().is_none());
+    assert_eq!(plain.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
+}

@@ -26,7 +26,7 @@ use smartnic_driver::backend::{FileBar, SysfsBar};
 use smartnic_driver::blocks::{DeviceMap, PerSwitchConfig};
 use smartnic_driver::config::{read_per_switch_config, write_per_switch_config};
 use smartnic_driver::discover;
-use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutStats};
+use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutPath, ReadoutStats};
 use smartnic_driver::snapshot::Snapshot;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -141,6 +141,14 @@ pub struct ReadoutArgs {
     /// With --every: stop after this many snapshots (0 = until interrupted).
     #[arg(long, default_value_t = 0)]
     pub count: u64,
+    /// Read the windows by registers even when the device can stream them (by default a
+    /// bitstream with the readout-stream block and a device with a card-to-host channel,
+    /// such as the simulated NIC, sends its idle bank as one stream).
+    #[arg(long, conflicts_with = "stream")]
+    pub registers: bool,
+    /// Insist on the readout stream: fail, saying why, when the device cannot stream.
+    #[arg(long)]
+    pub stream: bool,
 }
 
 /// Opens the device a `--device` spec names.
@@ -398,6 +406,12 @@ struct ReadoutReport {
     retries: u32,
     elapsed_ms: f64,
     mmio_ms_at_1us_per_read: f64,
+    /// "stream" or "registers": how the windows came.
+    via: &'static str,
+    /// With the stream: its 64-bit words, and the engine's clocks and stall clocks.
+    stream_words: Option<u64>,
+    stream_clocks: Option<u32>,
+    stream_stalls: Option<u32>,
 }
 
 pub fn readout(args: &ReadoutArgs, json: bool) -> anyhow::Result<()> {
@@ -408,6 +422,12 @@ pub fn readout(args: &ReadoutArgs, json: bool) -> anyhow::Result<()> {
     } else {
         ReadoutConfig { source: source::HARDWARE, ..ReadoutConfig::default() }
     };
+    let path = match (args.registers, args.stream) {
+        (true, _) => ReadoutPath::Registers,
+        (_, true) => ReadoutPath::Stream,
+        _ => ReadoutPath::Auto,
+    };
+    let cfg = ReadoutConfig { path, ..cfg };
     let Some(period) = args.every else {
         let r = read_one(&mut dev, &map, &cfg, &args.output)?;
         return show(&r, json);
@@ -453,6 +473,10 @@ fn readout_report(path: &Path, snap: &Snapshot, st: &ReadoutStats) -> ReadoutRep
         retries: st.retries,
         elapsed_ms: st.elapsed.as_secs_f64() * 1e3,
         mmio_ms_at_1us_per_read: st.mmio_time(READ_ROUND_TRIP).as_secs_f64() * 1e3,
+        via: if st.stream.is_some() { "stream" } else { "registers" },
+        stream_words: st.stream.map(|s| s.words),
+        stream_clocks: st.stream.map(|s| s.clocks),
+        stream_stalls: st.stream.map(|s| s.stalls),
     }
 }
 
@@ -460,8 +484,12 @@ fn show(r: &ReadoutReport, json: bool) -> anyhow::Result<()> {
     if json {
         return super::print_json(r);
     }
+    let how = match (r.stream_words, r.stream_clocks) {
+        (Some(w), Some(c)) => format!("by stream ({w} words, {c} engine clocks), "),
+        _ => "by registers, ".to_string(),
+    };
     println!(
-        "epoch {} ({} packets) -> {}: {} reads, {} writes, {} bytes in {:.1} ms (~{:.0} ms of MMIO at 1 us per read)",
+        "epoch {} ({} packets) -> {}: {how}{} reads, {} writes, {} bytes in {:.1} ms (~{:.0} ms of MMIO at 1 us per read)",
         r.epoch, r.packets, r.path, r.reads, r.writes, r.bytes_read, r.elapsed_ms, r.mmio_ms_at_1us_per_read
     );
     Ok(())

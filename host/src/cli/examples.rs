@@ -343,8 +343,12 @@ pub const PAGES: &[Page] = &[
         examples: &[
             ex("device readout --device 0000:03:00.0 -o epoch.snap", ""),
             top("device readout --device 0000:03:00.0 --every 5s -o snaps/", "one snapshot per 5 s epoch"),
+            ex("device readout --device sim --registers -o epoch.snap", "by register reads, not the readout stream"),
         ],
-        text: "",
+        text: "The windows come as one readout stream (header, packed windows, CRC) on the card-to-host\n\
+               channel when the bitstream has the readout-stream block and the device a channel (the\n\
+               simulated NIC has one), else by one register read per counter; --registers and --stream\n\
+               choose. Both give the same snapshot.",
     },
 ];
 

@@ -16,7 +16,7 @@
 //!
 //! Usage: `smartnic-sim [--trace FILE.pcap]` (normally started by `smartnic`).
 
-use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_driver::access::{AccessError, C2hChannel, RegisterAccess};
 use smartnic_driver::service::{serve_with, Served};
 use smartnic_sim_tb::simnic::{read_trace, NicFrame, SimFrame, SimNic};
 
@@ -65,6 +65,10 @@ impl RegisterAccess for Service {
     }
     fn read_block(&mut self, offset: u32, out: &mut [u32]) -> Result<(), AccessError> {
         self.nic.read_block(offset, out)
+    }
+    /// The simulated NIC's host buffer: readouts come by stream.
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        self.nic.c2h()
     }
 }
 

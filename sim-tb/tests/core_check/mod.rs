@@ -27,11 +27,12 @@ use smartnic_contract::geometry::{marker, sumax_cell, InsertMode, SuMaxGeometry,
 use smartnic_contract::key::FlowKey;
 use smartnic_contract::regs::{epoch as epoch_regs, stats, tower as tower_regs};
 use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
+use smartnic_driver::access::C2hChannel;
 use smartnic_driver::access::{AccessError, RegisterAccess};
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::blocks::PerSwitchConfig;
 use smartnic_driver::config::write_per_switch_config;
-use smartnic_driver::readout::{min_reads, read_snapshot, ReadoutConfig};
+use smartnic_driver::readout::{min_reads, read_snapshot, ReadoutConfig, ReadoutPath, StreamStats};
 use smartnic_driver::snapshot::PerSwitchSection;
 use smartnic_driver::snapshot::Snapshot;
 use smartnic_hdl::hash::key_to_u128;
@@ -409,6 +410,17 @@ impl SwapBurst<'_> {
     }
 }
 
+impl C2hChannel for SwapBurst<'_> {
+    fn arm(&mut self, words: usize) -> Result<(), AccessError> {
+        self.nic.arm(words)
+    }
+    /// The stream runs at the readout's pace (the gap after each frame) from its start.
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<Vec<u64>, AccessError> {
+        self.nic.set_gap(self.gap);
+        self.nic.wait(timeout)
+    }
+}
+
 impl RegisterAccess for SwapBurst<'_> {
     fn bar_size(&self) -> u64 {
         self.nic.bar_size()
@@ -417,6 +429,9 @@ impl RegisterAccess for SwapBurst<'_> {
         let v = self.nic.read32(offset);
         self.pace();
         v
+    }
+    fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        Some(self)
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
         if offset == self.control && value & epoch_regs::CONTROL_SWAP != 0 {
@@ -468,6 +483,11 @@ pub struct CoreRun {
     pub records_dropped: u32,
     /// TABLE_THRESHOLD of the whole run.
     pub table_threshold: u32,
+    /// Which readouts take the readout stream instead of register reads: every `n`th
+    /// (`Some(1)`: all; `None`: none).
+    pub streamed_every: Option<usize>,
+    /// The streamed readouts' figures, in order.
+    pub streams: Vec<StreamStats>,
 }
 
 impl CoreRun {
@@ -508,6 +528,8 @@ impl CoreRun {
             drained: Vec::new(),
             records_dropped: 0,
             table_threshold,
+            streamed_every: None,
+            streams: Vec::new(),
         };
         run.write_mode(mode);
         run.mode_of.insert(0, mode);
@@ -576,7 +598,12 @@ impl CoreRun {
             gap: plan.readout_gap,
             swap_at: None,
         };
-        let (snap, st) = read_snapshot(&mut bar, &self.dev, &self.cfg).unwrap();
+        let streamed = self.streamed_every.is_some_and(|n| self.checks.len().is_multiple_of(n));
+        let path = if streamed { ReadoutPath::Stream } else { ReadoutPath::Registers };
+        let (snap, st) =
+            read_snapshot(&mut bar, &self.dev, &ReadoutConfig { path, ..self.cfg.clone() }).unwrap();
+        assert_eq!(st.stream.is_some(), streamed, "the readout took the path asked for");
+        self.streams.extend(st.stream);
         assert!(bar.swap_at.is_some(), "the driver wrote SWAP");
         self.drained.extend(drained_records(&snap));
         self.records_dropped = st.records_dropped.expect("the core has a record stream");
@@ -592,7 +619,7 @@ impl CoreRun {
         eprintln!(
             "epoch {e} ({mode:?}): {} packets, {} counters equal, markers: tower {:?}, SuMax size/delays {:?}; \
              per-switch: {} hops, {} buckets equal, {} table entries, {} inflated; \
-             readout {} reads, {} clocks, {} frames arrived",
+             readout{} {} reads, {} clocks, {} frames arrived",
             c.packets,
             c.compared,
             c.tower_markers,
@@ -601,6 +628,7 @@ impl CoreRun {
             c.buckets,
             c.table_entries,
             c.records.len(),
+            if streamed { " (streamed)" } else { "" },
             st.reads,
             clocks,
             frames
