@@ -26,7 +26,8 @@ fn driver_discovers_the_generated_register_block() {
             block_type::EPOCH,
             block_type::TOWER,
             block_type::SUMAX,
-            block_type::PER_SWITCH
+            block_type::PER_SWITCH,
+            block_type::STREAM
         ]
     );
     for (b, p) in chain.iter().zip(&map.layout.blocks) {
