@@ -283,29 +283,54 @@ fn run<A: RegisterAccess + ?Sized>(
             stats.retries += 1;
             continue;
         }
-        let packed = pack_windows(map, &windows, &words)?;
-        let mut snap = Snapshot {
-            source: cfg.source,
-            epoch: active.wrapping_sub(1) as u64,
-            time_ns,
-            firmware: map.firmware,
-            packets,
-            sections: flow_sections(map, packed.tower, packed.sumax),
-            per_switch: Vec::new(),
-        };
-        if let (Some(p), Some(misses)) = (&map.per_switch, misses) {
-            let (sections, drained) = per_switch::sections(d, e, p, packed.latency, packed.table, misses)?;
-            snap.per_switch = sections;
-            stats.record_words = drained.words;
-            stats.records_dropped = Some(drained.dropped);
-        }
-        if cfg.clear {
-            d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;
-            stats.status_polls += poll(d, e, epoch::STATUS_CLEAR_BUSY, "CLEAR", cfg.poll_timeout)?;
-        }
-        return Ok(snap);
+        let pass = Pass { active, time_ns, packets, misses };
+        return finish(d, map, cfg, stats, pass, &words);
     }
     Err(ReadoutError::Torn { tries: cfg.max_retries + 1, before: last.0, after: last.1 })
+}
+
+/// What a consistent pass over the idle bank found besides its windows' words.
+struct Pass {
+    /// EPOCH in the pass (the idle bank holds the epoch before it).
+    active: u32,
+    time_ns: u64,
+    packets: u64,
+    /// The idle bank's TABLE_MISSES (with the per-switch block).
+    misses: Option<u32>,
+}
+
+/// The end of every readout, by registers or by stream: the windows' words packed and
+/// checked into the snapshot, the per-switch sections and the record drain, the clear.
+fn finish<A: RegisterAccess + ?Sized>(
+    d: &mut A,
+    map: &DeviceMap,
+    cfg: &ReadoutConfig,
+    stats: &mut ReadoutStats,
+    pass: Pass,
+    words: &[Vec<u32>],
+) -> Result<Snapshot, ReadoutError> {
+    let e = map.epoch;
+    let packed = pack_windows(map, &map.windows(), words)?;
+    let mut snap = Snapshot {
+        source: cfg.source,
+        epoch: pass.active.wrapping_sub(1) as u64,
+        time_ns: pass.time_ns,
+        firmware: map.firmware,
+        packets: pass.packets,
+        sections: flow_sections(map, packed.tower, packed.sumax),
+        per_switch: Vec::new(),
+    };
+    if let (Some(p), Some(misses)) = (&map.per_switch, pass.misses) {
+        let (sections, drained) = per_switch::sections(d, e, p, packed.latency, packed.table, misses)?;
+        snap.per_switch = sections;
+        stats.record_words = drained.words;
+        stats.records_dropped = Some(drained.dropped);
+    }
+    if cfg.clear {
+        d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;
+        stats.status_polls += poll(d, e, epoch::STATUS_CLEAR_BUSY, "CLEAR", cfg.poll_timeout)?;
+    }
+    Ok(snap)
 }
 
 /// Reads STATUS: all ones is a lost device, other reserved bits a broken block.

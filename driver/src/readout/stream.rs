@@ -18,9 +18,7 @@
 //! EPOCH, IDLE_PACKETS and TABLE_MISSES come from the stream's header, written by the
 //! engine in the clock it started, so they belong to the bank it read.
 
-use super::{
-    flow_sections, live_status, pack_windows, per_switch, poll, ReadoutConfig, ReadoutError, ReadoutStats,
-};
+use super::{finish, live_status, poll, Pass, ReadoutConfig, ReadoutError, ReadoutStats};
 use crate::access::{Counting, RegisterAccess};
 use crate::blocks::DeviceMap;
 use crate::snapshot::Snapshot;
@@ -106,29 +104,9 @@ fn run<D: RegisterAccess + ?Sized>(
             stats.retries += 1;
             continue;
         }
-        let windows = map.windows();
-        let packed = pack_windows(map, &windows, &got.windows)?;
-        let mut snap = Snapshot {
-            source: cfg.source,
-            epoch: h.epoch.wrapping_sub(1) as u64,
-            time_ns,
-            firmware: map.firmware,
-            packets: h.idle_packets,
-            sections: flow_sections(map, packed.tower, packed.sumax),
-            per_switch: Vec::new(),
-        };
-        if let Some(p) = &map.per_switch {
-            let (sections, drained) =
-                per_switch::sections(d, e, p, packed.latency, packed.table, h.table_misses)?;
-            snap.per_switch = sections;
-            stats.record_words = drained.words;
-            stats.records_dropped = Some(drained.dropped);
-        }
-        if cfg.clear {
-            d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;
-            stats.status_polls += poll(d, e, epoch::STATUS_CLEAR_BUSY, "CLEAR", cfg.poll_timeout)?;
-        }
-        return Ok(snap);
+        let misses = map.per_switch.as_ref().map(|_| h.table_misses);
+        let pass = Pass { active: h.epoch, time_ns, packets: h.idle_packets, misses };
+        return finish(d, map, cfg, stats, pass, &got.windows);
     }
     Err(ReadoutError::Torn { tries: cfg.max_retries + 1, before: last.0, after: last.1 })
 }
