@@ -223,16 +223,42 @@ pub fn read_snapshot_registers<A: RegisterAccess + ?Sized>(
     map: &DeviceMap,
     cfg: &ReadoutConfig,
 ) -> Result<(Snapshot, ReadoutStats), ReadoutError> {
+    counted(dev, map, |d, stats| run(d, map, cfg, stats))
+}
+
+/// Runs one readout `body` on `dev` behind a transaction counter and fills the
+/// [`ReadoutStats`] both readout paths report (bus transactions, wall time).
+fn counted<A: RegisterAccess + ?Sized>(
+    dev: &mut A,
+    map: &DeviceMap,
+    body: impl FnOnce(&mut Counting<&mut A>, &mut ReadoutStats) -> Result<Snapshot, ReadoutError>,
+) -> Result<(Snapshot, ReadoutStats), ReadoutError> {
     let start = Instant::now();
     let mut d = Counting::new(dev);
     let mut stats = ReadoutStats { window_words: map.window_words(), ..Default::default() };
-    let result = run(&mut d, map, cfg, &mut stats);
+    let result = body(&mut d, &mut stats);
     stats.reads = d.count.reads;
     stats.writes = d.count.writes;
     stats.bytes_read = d.count.bytes_read();
     stats.bytes_written = d.count.bytes_written();
     stats.elapsed = start.elapsed();
     result.map(|s| (s, stats))
+}
+
+/// The start of every readout: waits out a swap or clear someone else started, reads
+/// SEQUENCE, writes SWAP and polls until it completed; returns SEQUENCE before the swap.
+fn swap<A: RegisterAccess + ?Sized>(
+    d: &mut A,
+    e: u32,
+    cfg: &ReadoutConfig,
+    stats: &mut ReadoutStats,
+) -> Result<u32, ReadoutError> {
+    let busy = epoch::STATUS_SWAP_PENDING | epoch::STATUS_CLEAR_BUSY;
+    stats.status_polls += poll(d, e, busy, "a swap or clear started by someone else", cfg.poll_timeout)? - 1;
+    let s0 = d.read32(e + epoch::SEQUENCE)?;
+    d.write32(e + epoch::CONTROL, epoch::CONTROL_SWAP)?;
+    stats.status_polls += poll(d, e, epoch::STATUS_SWAP_PENDING, "SWAP", cfg.poll_timeout)?;
+    Ok(s0)
 }
 
 /// [`read_snapshot`], then writes the snapshot to `path` (atomically). Nothing is written
@@ -255,11 +281,7 @@ fn run<A: RegisterAccess + ?Sized>(
     stats: &mut ReadoutStats,
 ) -> Result<Snapshot, ReadoutError> {
     let e = map.epoch;
-    let busy = epoch::STATUS_SWAP_PENDING | epoch::STATUS_CLEAR_BUSY;
-    stats.status_polls += poll(d, e, busy, "a swap or clear started by someone else", cfg.poll_timeout)? - 1;
-    let s0 = d.read32(e + epoch::SEQUENCE)?;
-    d.write32(e + epoch::CONTROL, epoch::CONTROL_SWAP)?;
-    stats.status_polls += poll(d, e, epoch::STATUS_SWAP_PENDING, "SWAP", cfg.poll_timeout)?;
+    let s0 = swap(d, e, cfg, stats)?;
     let time_ns = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |t| t.as_nanos() as u64);
     let windows = map.windows();
     let mut words: Vec<Vec<u32>> = windows.iter().map(|w| vec![0; w.words() as usize]).collect();

@@ -18,15 +18,13 @@
 //! EPOCH, IDLE_PACKETS and TABLE_MISSES come from the stream's header, written by the
 //! engine in the clock it started, so they belong to the bank it read.
 
-use super::{finish, live_status, poll, Pass, ReadoutConfig, ReadoutError, ReadoutStats};
+use super::{counted, finish, live_status, swap, Pass, ReadoutConfig, ReadoutError, ReadoutStats};
 use crate::access::{Counting, RegisterAccess};
 use crate::blocks::DeviceMap;
 use crate::snapshot::Snapshot;
 use smartnic_contract::regs::{epoch, stream};
-use smartnic_contract::wire::readout::{
-    parse, stream_words, window_specs, ReadoutStream, StreamError, WindowSpec,
-};
-use std::time::{Instant, SystemTime};
+use smartnic_contract::wire::readout::{parse, stream_words, window_specs, ReadoutStream, WindowSpec};
+use std::time::SystemTime;
 
 /// What a streamed readout cost, besides [`ReadoutStats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -61,18 +59,10 @@ pub fn read_snapshot_streamed<D: RegisterAccess + ?Sized>(
 ) -> Result<(Snapshot, ReadoutStats), ReadoutError> {
     let base = map.stream.ok_or(ReadoutError::NoStream)?;
     let specs = specs(map).ok_or(ReadoutError::NoStream)?;
-    let start = Instant::now();
-    let mut d = Counting::new(dev);
-    let mut stats = ReadoutStats { window_words: map.window_words(), ..Default::default() };
     let mut sst = StreamStats::default();
-    let result = run(&mut d, map, (base, &specs), cfg, &mut stats, &mut sst);
-    stats.reads = d.count.reads;
-    stats.writes = d.count.writes;
-    stats.bytes_read = d.count.bytes_read();
-    stats.bytes_written = d.count.bytes_written();
-    stats.elapsed = start.elapsed();
+    let (snap, mut stats) = counted(dev, map, |d, stats| run(d, map, (base, &specs), cfg, stats, &mut sst))?;
     stats.stream = Some(sst);
-    result.map(|s| (s, stats))
+    Ok((snap, stats))
 }
 
 fn run<D: RegisterAccess + ?Sized>(
@@ -84,11 +74,7 @@ fn run<D: RegisterAccess + ?Sized>(
     sst: &mut StreamStats,
 ) -> Result<Snapshot, ReadoutError> {
     let e = map.epoch;
-    let busy = epoch::STATUS_SWAP_PENDING | epoch::STATUS_CLEAR_BUSY;
-    stats.status_polls += poll(d, e, busy, "a swap or clear started by someone else", cfg.poll_timeout)? - 1;
-    let s0 = d.read32(e + epoch::SEQUENCE)?;
-    d.write32(e + epoch::CONTROL, epoch::CONTROL_SWAP)?;
-    stats.status_polls += poll(d, e, epoch::STATUS_SWAP_PENDING, "SWAP", cfg.poll_timeout)?;
+    let s0 = swap(d, e, cfg, stats)?;
     let time_ns = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |t| t.as_nanos() as u64);
     let s1 = d.read32(e + epoch::SEQUENCE)?;
     if s1 == s0 {
@@ -127,15 +113,10 @@ fn one_stream<D: RegisterAccess + ?Sized>(
     let status = stream_idle(d, base)?;
     let (got, len) =
         parse(&words, specs).map_err(|e| ReadoutError::Stream { error: e, words: words.len() })?;
-    if len != words.len() {
-        return Err(ReadoutError::Stream {
-            error: StreamError::Truncated { need: len, have: words.len() },
-            words: words.len(),
-        });
-    }
+    // The channel must have delivered exactly the one stream the engine says it wrote.
     let last = d.read32(base + stream::LAST_WORDS)?;
-    if last as usize != len {
-        return Err(ReadoutError::StreamCount { engine: last, host: len, status });
+    if last as usize != len || len != words.len() {
+        return Err(ReadoutError::StreamCount { engine: last, host: words.len(), status });
     }
     sst.words = len as u64;
     sst.clocks = d.read32(base + stream::LAST_CLOCKS)?;
