@@ -7,6 +7,7 @@
 use smartnic_driver::access::RegisterAccess;
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::contract::geometry::{SuMaxGeometry, TowerGeometry};
+use smartnic_driver::contract::packing::mask;
 use smartnic_driver::contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry, PerSwitchGeometry};
 use smartnic_driver::contract::regs::layout::FirmwareInfo;
 use smartnic_driver::contract::snapshot::source;
@@ -47,7 +48,7 @@ fn load(nic: &mut EmulatedNic, map: &DeviceMap, seed: u32) {
         let n = spec.widths.len();
         for (k, v) in nic.active_mut(i).iter_mut().enumerate() {
             let w = spec.widths[k % n];
-            let max = (u64::MAX >> (64 - w)) as u32;
+            let max = mask(w) as u32;
             *v = if k % 7 == 0 { max } else { (k as u32 ^ seed).wrapping_mul(0x9E37_79B9) & max };
         }
     }

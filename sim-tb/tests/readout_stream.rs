@@ -7,6 +7,7 @@
 //! stalls. Windows: every packing shape of the NIC (8/16/32-bit arrays, SuMax's 11 cells,
 //! a latency bucket's two cells, a table slot's 12 words) plus odd widths that straddle
 //! words, with counters at zero, at their maximum and random.
+use smartnic_contract::packing::mask;
 use smartnic_contract::wire::readout::{self, StreamHeader, WindowSpec};
 use smartnic_hdl::flow;
 use smartnic_hdl::readout::stream::StreamEngine;
@@ -41,8 +42,8 @@ fn contents(specs: &[WindowSpec], rng: &mut common::Operands) -> Vec<Vec<u32>> {
         .map(|s| {
             (0..s.words as usize)
                 .map(|k| {
-                    let w = s.widths[k % s.widths.len()] as u32;
-                    let max = (u64::MAX >> (64 - w)) as u32;
+                    let w = s.widths[k % s.widths.len()];
+                    let max = mask(w) as u32;
                     match rng.raw() % 4 {
                         0 => 0,
                         1 => max,

@@ -5,6 +5,7 @@
 
 use super::EmulatedNic;
 use crate::access::{AccessError, C2hChannel};
+use smartnic_contract::packing::mask;
 use smartnic_contract::regs::stream as regs;
 use smartnic_contract::wire::readout::{encode, StreamHeader, WindowSpec};
 use std::time::Duration;
@@ -89,7 +90,7 @@ impl EmulatedNic {
             .enumerate()
             .map(|(i, spec)| {
                 let n = spec.widths.len();
-                self.idle(i).iter().enumerate().map(|(k, &v)| v & mask(spec.widths[k % n])).collect()
+                self.idle(i).iter().enumerate().map(|(k, &v)| v & mask(spec.widths[k % n]) as u32).collect()
             })
             .collect();
         let pairs: Vec<(&WindowSpec, &[u32])> =
@@ -109,10 +110,6 @@ impl EmulatedNic {
             st.delivered = Some(w);
         }
     }
-}
-
-fn mask(width: u8) -> u32 {
-    (u64::MAX >> (64 - width)) as u32
 }
 
 impl C2hChannel for EmulatedNic {

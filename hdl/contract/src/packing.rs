@@ -123,7 +123,9 @@ impl PackedBits {
 }
 
 #[inline(always)]
-fn mask(width: u8) -> u64 {
+/// The largest value of a `width`-bit field (0..=32 bits): what the packing rule admits,
+/// and the mask the stream engine and its software twin cut a window word with.
+pub fn mask(width: u8) -> u64 {
     (1u64 << width) - 1
 }
 

@@ -34,6 +34,7 @@
 use crate::arith::Widen;
 use crate::regs::SEL_BITS;
 use rust_hdl::prelude::*;
+use smartnic_contract::packing::mask;
 use smartnic_contract::snapshot::CHECKSUM;
 use smartnic_contract::wire::readout::{crc_columns, WindowSpec, END_MARK, MAGIC, TRAILER_TAG, VERSION};
 
@@ -258,7 +259,7 @@ impl<const IW: usize> StreamEngine<IW> {
             }),
             k_num: std::array::from_fn(|i| c(i as u64)),
             k_w: std::array::from_fn(|k| c(width(k) as u64)),
-            k_m: std::array::from_fn(|k| c(((1u64 << width(k)) - 1) & 0xFFFF_FFFF)),
+            k_m: std::array::from_fn(|k| c(mask(width(k)))),
             k_last_win: c(specs.len() as u64 - 1),
             k_magic: c(MAGIC),
             k_w1: c(VERSION as u64 | (specs.len() as u64) << 16),
