@@ -34,6 +34,12 @@ pub enum AccessError {
          (`dmesg`), then reset the card"
     )]
     StreamTimeout { waited: std::time::Duration, words: usize },
+    /// The record ring did not receive the words the NIC says it sent.
+    #[error(
+        "the record ring received {arrived} of the {words} words the NIC sent within {waited:?}: \
+         the card-to-host channel stalled; check the DMA channel (`dmesg`), then reset the card"
+    )]
+    RingTimeout { waited: std::time::Duration, words: u32, arrived: usize },
     /// A service (the simulator process) refused a command.
     #[error("simulator command `{line}` failed: {message}")]
     Command { line: String, message: String },
@@ -58,6 +64,23 @@ pub trait C2hChannel {
     fn arm(&mut self, words: usize) -> Result<(), AccessError>;
     /// Waits up to `timeout` for the stream's last word and returns what arrived.
     fn wait(&mut self, timeout: std::time::Duration) -> Result<Vec<u64>, AccessError>;
+}
+
+/// The record ring of a device: a ring in host memory that the NIC's record stream
+/// arrives in, 64-bit words (`smartnic_contract::wire::record_ring`) on its own card-to-host
+/// channel, as the NIC produces them (a DMA ring through VFIO, the vendor driver's character
+/// device, or the simulated NIC's host ring).
+///
+/// Words are counted in the device's numbering: the NIC's RING_WORDS register counts the
+/// words its channel accepted since reset, and [`taken`](Self::taken) the words this host
+/// has taken, both wrapping at 2^32 the same way, so `RING_WORDS - taken` is what is
+/// waiting in the ring or on the link.
+pub trait RecordRing {
+    /// Words taken from the ring so far, in the device's numbering (mod 2^32).
+    fn taken(&self) -> u32;
+    /// Waits up to `timeout` until `words` more words have arrived, and takes exactly those
+    /// (later words stay for the next call).
+    fn take(&mut self, words: u32, timeout: std::time::Duration) -> Result<Vec<u64>, AccessError>;
 }
 
 /// 32-bit register access to one BAR.
@@ -111,6 +134,12 @@ pub trait RegisterAccess {
         None
     }
 
+    /// The device's record ring, if it has one (`crate::readout::per_switch`). Register-only
+    /// back ends have none, and records are popped over the BAR.
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        None
+    }
+
     /// [`read32`](Self::read32) of a register that cannot hold all ones (a block header, a
     /// status word with reserved bits, a descriptor): all ones is [`AccessError::DeviceGone`].
     fn read32_live(&mut self, offset: u32) -> Result<u32, AccessError> {
@@ -154,6 +183,9 @@ impl<A: RegisterAccess + ?Sized> RegisterAccess for &mut A {
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         (**self).c2h()
     }
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        (**self).ring()
+    }
 }
 
 impl<A: RegisterAccess + ?Sized> RegisterAccess for Box<A> {
@@ -171,6 +203,9 @@ impl<A: RegisterAccess + ?Sized> RegisterAccess for Box<A> {
     }
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         (**self).c2h()
+    }
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        (**self).ring()
     }
 }
 
@@ -223,6 +258,9 @@ impl<A: RegisterAccess> RegisterAccess for Counting<A> {
     }
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         self.inner.c2h()
+    }
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        self.inner.ring()
     }
 }
 

@@ -200,9 +200,10 @@ pub mod per_switch {
     const _: () = assert!(SIZE <= super::layout::BLOCK_SLOT && SLOT_WORDS == 12 && THRESHOLD_BITS == 22);
 }
 
-/// Readout-stream block body: the engine that writes the idle bank of every window as one
-/// stream (`crate::wire::readout`) to the card-to-host channel, instead of one register
-/// read per counter. While it runs, a window read over the BAR reads 0.
+/// Readout-stream block body: the card-to-host channels. The readout engine writes the idle
+/// bank of every window as one stream (`crate::wire::readout`) to channel 0, instead of one
+/// register read per counter (while it runs, a window read over the BAR reads 0); the record
+/// ring (RING_*) carries the record stream on channel 1.
 pub mod stream {
     /// Write-only. Bit 0 START: stream the idle bank (ignored while BUSY). The host starts
     /// it after a swap has completed and clears the bank after the stream has ended.
@@ -219,7 +220,17 @@ pub mod stream {
     pub const LAST_CLOCKS: u32 = 0x20;
     /// Clocks of the last stream in which the channel held a word back (`tready` low).
     pub const LAST_STALLS: u32 = 0x24;
-    pub const SIZE: u32 = 0x28;
+    /// Read/write. Bit 0 ENABLE: the record stream leaves on its own card-to-host channel
+    /// (the record ring, `crate::wire::record::ring`) as the NIC produces it, instead of
+    /// waiting in the record buffer for RECORD_POP reads; while set, RECORD_POP reads 0 and
+    /// pops nothing. The NIC takes the bit between records, never inside one.
+    pub const RING_CONTROL: u32 = 0x28;
+    pub const RING_ENABLE: u32 = 1 << 0;
+    /// 64-bit words the record ring's channel has accepted since reset (wrapping). The host
+    /// takes exactly this many words from its ring, counted in the same numbering, so a
+    /// readout never waits for a record that is still in the NIC and never splits one.
+    pub const RING_WORDS: u32 = 0x2C;
+    pub const SIZE: u32 = 0x30;
 }
 
 /// PCI vendor and device ID the bitstream presents (Xilinx vendor ID, our device).

@@ -14,6 +14,7 @@
 //! | [`ipv6_ext`] | the IPv6 extension headers the parsers skip |
 //! | [`readout`] | the readout stream: one epoch's idle bank as the stream engine writes it to the host |
 //! | [`record`] | the NIC's record stream (inflated-latency events; later sketchlets, PINT digests) |
+//! | [`record_ring`] | the record stream in 64-bit words on its own card-to-host channel (the host ring) |
 //! | [`tcp`] | the TCP header |
 //! | [`udp`] | the UDP header |
 //! | [`builder`] | one frame builder: a [`builder::FrameSpec`] to bytes |
@@ -25,6 +26,7 @@ pub mod ipv6;
 pub mod ipv6_ext;
 pub mod readout;
 pub mod record;
+pub mod record_ring;
 pub mod shim;
 pub mod tcp;
 pub mod udp;

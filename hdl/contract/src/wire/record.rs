@@ -1,6 +1,6 @@
 //! The NIC's record stream: what is not a counter leaves the NIC as typed records, one
-//! after another, drained through a readout window (and later written by DMA into a host
-//! ring). Every record starts with the same 4-byte header, so a reader skips kinds it does
+//! after another, drained through a readout window or sent on its own channel into a host
+//! ring ([`super::record_ring`]). Every record starts with the same 4-byte header, so a reader skips kinds it does
 //! not know and the stream can grow new kinds (sketchlets, PINT digests, SR-INT probes)
 //! without breaking old readers.
 //!
