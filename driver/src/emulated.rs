@@ -16,6 +16,7 @@
 //! | [`poke`](EmulatedNic::poke) | overwrite any register, e.g. a block's NEXT pointer to corrupt the chain |
 //! | [`set_record_capacity`](EmulatedNic::set_record_capacity) | the record stream's buffer holds this many words: a record that does not fit is dropped and counted |
 //! | [`push_record_words`](EmulatedNic::push_record_words) | raw words into the record stream (e.g. half a record) |
+//! | [`fault_next_ring`](EmulatedNic::fault_next_ring) | the record ring's next take: a damaged padding word, or a word that has not arrived |
 //!
 //! Semantics (from `smartnic_contract::regs::epoch`): writing SWAP sets SWAP_PENDING for
 //! [`latency`](EmulatedNic::latency) STATUS reads, then exchanges the banks, moves
@@ -31,9 +32,11 @@
 //! values. The record stream is a FIFO of words
 //! a test pushes whole records into: RECORD_WORDS reads its length, RECORD_POP its head word
 //! and removes it (0 and nothing removed when empty), RECORD_DROPPED the records refused
-//! because they did not fit the buffer.
+//! because they did not fit the buffer. The stream block's RING_CONTROL and RING_WORDS send
+//! the record stream to a host ring instead (`emulated/ring.rs`; the driver sees the ring after
+//! [`enable_ring`](EmulatedNic::enable_ring)); while the ring is on, RECORD_POP reads 0.
 
-use crate::access::{check_range, AccessError, C2hChannel, RegisterAccess};
+use crate::access::{check_range, AccessError, C2hChannel, RecordRing, RegisterAccess};
 use crate::blocks::PerSwitchConfig;
 use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::PerSwitchGeometry;
@@ -42,7 +45,9 @@ use smartnic_contract::regs::{block_type, epoch, per_switch, tower, Layout, DEVI
 use smartnic_contract::wire::record::{to_words, Record};
 use std::collections::VecDeque;
 
+mod ring;
 mod stream;
+pub use ring::RingFault;
 pub use stream::StreamFault;
 
 /// The per-switch block's live state (registers that are not plain words).
@@ -87,6 +92,8 @@ pub struct EmulatedNic {
     per_switch: Option<PerSwitchRegs>,
     /// The readout-stream engine (with the per-switch half's layout, which has its block).
     stream: Option<stream::EmulatedStream>,
+    /// The record ring (in the stream block, so with the per-switch half's layout too).
+    ring: Option<ring::EmulatedRing>,
 }
 
 impl EmulatedNic {
@@ -121,6 +128,7 @@ impl EmulatedNic {
         let st = nic.layout.block(block_type::STREAM).expect("the layout has a stream block").base;
         let specs = smartnic_contract::wire::readout::window_specs(t, s, Some(p));
         nic.stream = Some(stream::EmulatedStream::new(st, specs));
+        nic.ring = Some(ring::EmulatedRing::new(st));
         nic
     }
 
@@ -155,6 +163,7 @@ impl EmulatedNic {
             stuck_clear: false,
             per_switch: None,
             stream: None,
+            ring: None,
         }
     }
 
@@ -335,13 +344,20 @@ impl EmulatedNic {
         self.sequence = self.sequence.wrapping_add(1);
     }
 
-    /// The per-switch block's live registers (RECORD_POP pops, so `&mut`).
+    /// The per-switch block's live registers (RECORD_POP pops, so `&mut`). While the record
+    /// ring is on, the buffer empties into it first and RECORD_POP reads 0.
     fn per_switch_live(&mut self, offset: u32) -> Option<u32> {
+        let rel = offset.checked_sub(self.per_switch.as_ref()?.base)?;
+        let ring_on = self.ring.as_ref().is_some_and(|r| r.enabled());
+        if ring_on && rel == per_switch::RECORD_WORDS {
+            self.fill_ring();
+        }
         let p = self.per_switch.as_mut()?;
-        Some(match offset.checked_sub(p.base)? {
+        Some(match rel {
             per_switch::TABLE_MISSES => p.idle_misses,
             per_switch::RECORD_WORDS => p.records.len() as u32,
             per_switch::RECORD_DROPPED => p.dropped,
+            per_switch::RECORD_POP if ring_on => 0,
             per_switch::RECORD_POP => p.records.pop_front().unwrap_or(0),
             _ => return None,
         })
@@ -401,6 +417,9 @@ impl RegisterAccess for EmulatedNic {
         if let Some(v) = self.per_switch_live(offset) {
             return Ok(v);
         }
+        if let Some(v) = self.ring_read(offset) {
+            return Ok(v);
+        }
         if let Some(v) = self.stream.as_ref().and_then(|s| s.read(offset)) {
             return Ok(v);
         }
@@ -409,6 +428,14 @@ impl RegisterAccess for EmulatedNic {
 
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         if self.stream.as_ref().is_some_and(|s| s.channel) {
+            Some(self)
+        } else {
+            None
+        }
+    }
+
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        if self.ring.as_ref().is_some_and(|r| r.offered) {
             Some(self)
         } else {
             None
@@ -445,6 +472,8 @@ impl RegisterAccess for EmulatedNic {
             }
         } else if offset == self.mode_reg {
             self.regs[offset as usize / 4] = value;
+        } else if self.ring_write(offset, value) {
+            // RING_CONTROL: kept by ring_write.
         } else {
             self.per_switch_write(offset, value);
         }
