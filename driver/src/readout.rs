@@ -16,7 +16,11 @@
 //! pack the words (each must fit its counter width; table slots at most MAX_HOPS hops)
 //! per-switch block only:
 //!   MODE, TABLE_THRESHOLD     (what the epoch ran with)
-//!   RECORD_WORDS -> n         pop exactly n words (RECORD_POP), whole records or an error
+//!   the records, from the record ring when the device has one:
+//!     RING_CONTROL <- ENABLE, RING_WORDS -> w, take w - taken ring words
+//!   else (RING_CONTROL <- 0 with the stream block):
+//!     RECORD_WORDS -> n       pop exactly n words (RECORD_POP)
+//!   (whole records or an error)
 //!   RECORD_DROPPED, STATUS    (drops since reset, into ReadoutStats; all ones: gone)
 //! CONTROL  <- CLEAR           poll STATUS until CLEAR_BUSY drops (timeout)
 //! ```
@@ -24,7 +28,9 @@
 //! A readout either returns a snapshot that is exactly the idle bank of one epoch, or an
 //! error; [`read_snapshot_to_file`] writes the file only after success. The record stream
 //! is drained once per readout, after the banked windows were read and checked, so a
-//! readout that fails before it leaves the records in the device ([`per_switch`]).
+//! readout that fails before it leaves the records in the device (or in the ring, not yet
+//! taken); records the NIC still holds when RING_WORDS or RECORD_WORDS is read arrive at
+//! the next readout, each carrying its epoch ([`per_switch`]).
 
 use crate::access::{AccessError, Counting, RegisterAccess};
 use crate::blocks::{BlockError, DeviceMap, Window, WindowKind};
@@ -37,7 +43,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 mod per_switch;
 pub mod stream;
-pub use per_switch::{MAX_RECORD_WORDS, PER_SWITCH_READS};
+pub use per_switch::{RecordsVia, MAX_RECORD_WORDS, MAX_RING_WORDS, PER_SWITCH_READS, RING_CONTROL_WRITES};
 pub use stream::{can_stream, read_snapshot_streamed, StreamStats};
 
 /// How a readout behaves.
@@ -124,6 +130,22 @@ pub enum ReadoutError {
     )]
     RecordWords { words: u32, max: u32 },
     #[error(
+        "record ring: {what} at byte {offset} of the {} bytes taken ({words} ring words, \
+         RING_WORDS): the ring's records are damaged (on the card-to-host channel or in the \
+         NIC); the bytes taken are kept in this error and no snapshot was written",
+        bytes.len()
+    )]
+    RecordRing { offset: usize, words: u32, what: String, bytes: Vec<u8> },
+    #[error(
+        "RING_WORDS reads {sent} and this host took {taken} ring words: {} waiting is more \
+         than the {max} one readout takes, a broken register or a ring that is not this \
+         host's; nothing was taken and no snapshot written",
+        sent.wrapping_sub(*taken)
+    )]
+    RingWords { sent: u32, taken: u32, max: u32 },
+    #[error("this device has no record ring: its records are read by registers")]
+    NoRing,
+    #[error(
         "this bitstream has no readout-stream block (or no Tower and SuMax to stream): read \
          it out by registers instead"
     )]
@@ -164,8 +186,13 @@ pub struct ReadoutStats {
     pub status_polls: u64,
     /// Passes repeated because SEQUENCE moved.
     pub retries: u32,
-    /// Words popped from the record stream (one read each, on top of [`min_reads`]).
+    /// Words popped from the record stream (one read each, on top of [`min_reads`]); 0
+    /// when the records came from the ring.
     pub record_words: u64,
+    /// How the records section came (`None` without the per-switch block).
+    pub records_via: Option<RecordsVia>,
+    /// 64-bit words taken from the record ring (no register reads); 0 by registers.
+    pub ring_words: u64,
     /// RECORD_DROPPED after the drain: records the device's stream buffer dropped since
     /// reset because it was full (`None` without the per-switch block). A rise between two
     /// readouts means records were lost on the device; the snapshot has no field for it.
@@ -190,10 +217,19 @@ pub const FIXED_READS: u64 = 11;
 /// Register writes of one readout: SWAP and CLEAR.
 pub const FIXED_WRITES: u64 = 2;
 
+/// Writes one clean register readout of `map` makes: [`FIXED_WRITES`], plus
+/// [`RING_CONTROL_WRITES`] with the per-switch and the stream block (the record ring turned
+/// on or off, whichever way the records come).
+pub fn min_writes(map: &DeviceMap) -> u64 {
+    let ring = if map.per_switch.is_some() && map.stream.is_some() { RING_CONTROL_WRITES } else { 0 };
+    FIXED_WRITES + ring
+}
+
 /// Reads one clean readout of `map` needs when the swap and the clear complete by their
 /// first STATUS poll and the record stream is empty: every window word once, plus
-/// [`FIXED_READS`], plus [`PER_SWITCH_READS`] with the per-switch block. Each extra poll or
-/// retry adds to it, and each record word drained ([`ReadoutStats::record_words`]).
+/// [`FIXED_READS`], plus [`PER_SWITCH_READS`] with the per-switch block (whether the
+/// records come from the ring or by registers). Each extra poll or retry adds to it, and
+/// each record word popped ([`ReadoutStats::record_words`]; none from the ring).
 pub fn min_reads(map: &DeviceMap) -> u64 {
     let per_switch = if map.per_switch.is_some() { PER_SWITCH_READS } else { 0 };
     map.window_words() + FIXED_READS + per_switch
@@ -343,9 +379,12 @@ fn finish<A: RegisterAccess + ?Sized>(
         per_switch: Vec::new(),
     };
     if let (Some(p), Some(misses)) = (&map.per_switch, pass.misses) {
-        let (sections, drained) = per_switch::sections(d, e, p, packed.latency, packed.table, misses)?;
+        let (sections, drained) =
+            per_switch::sections(d, map, p, cfg.poll_timeout, packed.latency, packed.table, misses)?;
         snap.per_switch = sections;
         stats.record_words = drained.words;
+        stats.records_via = Some(drained.via);
+        stats.ring_words = drained.ring_words;
         stats.records_dropped = Some(drained.dropped);
     }
     if cfg.clear {

@@ -12,7 +12,7 @@
 //!   parse: magic, version, windows, chunks, CRC; SEQUENCE at start == s1 == SEQUENCE at end
 //!                                 (else torn: start again)
 //! pack the windows' words and check them (exactly as the register readout does)
-//! per-switch block: its sections, the record stream drained by register reads
+//! per-switch block: its sections, the record stream from the ring or by register reads
 //! CONTROL <- CLEAR, poll CLEAR_BUSY
 //! ```
 //! EPOCH, IDLE_PACKETS and TABLE_MISSES come from the stream's header, written by the
