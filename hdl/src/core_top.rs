@@ -64,6 +64,9 @@
 //!   window of the idle bank in `win_sel` order, one read a clock, packed, with the header,
 //!   SEQUENCE at both ends and a CRC (`contract::wire::readout`). A window read over the BAR
 //!   meanwhile answers 0 at once.
+//! - **Record ring** ([`RingWriter`]): with the stream block's RING_CONTROL ENABLE set, the
+//!   record buffer's pops go to the ring writer, which sends each record on `ring_*` as soon
+//!   as the buffer holds it; RECORD_POP then reads 0.
 //!
 //! # Ports
 //!
@@ -79,6 +82,7 @@
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet estimate at its last write (`done`): `Tower::query` after the insert, CM or ACU (the table's input) |
 //! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
 //! | `c2h_tdata`, `c2h_tvalid`, `c2h_tlast`, `c2h_tready` | out, out, out, in | 64, 1, 1, 1 | the readout stream ([`StreamEngine`]): one stream per START of the stream block, `c2h_tlast` on its trailer; the channel may hold `c2h_tready` low for any time |
+//! | `ring_tdata`, `ring_tvalid`, `ring_tready` | out, out, in | 64, 1, 1 | the record ring ([`RingWriter`]): while RING_CONTROL's ENABLE is set, every record as the buffer has it (`contract::wire::record_ring`); the channel may hold `ring_tready` low, then the buffer fills and counts what it drops |
 //! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never, by its bound; the tests assert it) |
 //!
 //! Latency: last beat of a frame -> descriptor (parser) -> +1 ingress flop -> tower; both
@@ -91,6 +95,7 @@ use crate::per_switch::half::PerSwitchHalf;
 use crate::per_switch::hop_serializer::{self, PATH_BITS};
 use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
 use crate::per_switch::latency_tower;
+use crate::readout::ring::RingWriter;
 use crate::readout::stream::StreamEngine;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
@@ -144,6 +149,11 @@ pub struct Core {
     pub c2h_tvalid: Signal<Out, Bit>,
     pub c2h_tlast: Signal<Out, Bit>,
     pub c2h_tready: Signal<In, Bit>,
+    /// The record ring (card-to-host channel 1): AXI-Stream master, 64-bit, no `tlast`
+    /// (the ring is one endless stream of whole records).
+    pub ring_tdata: Signal<Out, Bits<64>>,
+    pub ring_tvalid: Signal<Out, Bit>,
+    pub ring_tready: Signal<In, Bit>,
     parser: Parser,
     engine: EpochEngine<TOWER_AM>,
     tower: TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TWO_BANKS>,
@@ -206,6 +216,7 @@ pub struct Core {
     tbl_req: Signal<Local, Bit>,
     // The window interface's master: the register file, or the stream engine while it runs.
     stream: StreamEngine<REGS_IW>,
+    ring: RingWriter,
     w_req: Signal<Local, Bit>,
     w_sel: Signal<Local, Bits<SEL_BITS>>,
     w_index: Signal<Local, Bits<REGS_IW>>,
@@ -331,6 +342,9 @@ impl Core {
             c2h_tvalid: Default::default(),
             c2h_tlast: Default::default(),
             c2h_tready: Default::default(),
+            ring_tdata: Default::default(),
+            ring_tvalid: Default::default(),
+            ring_tready: Default::default(),
             parser: Parser::new(),
             engine: EpochEngine::new(CORE_DRAIN),
             tower: t,
@@ -381,6 +395,7 @@ impl Core {
             lat_req: Default::default(),
             tbl_req: Default::default(),
             stream,
+            ring: Default::default(),
             w_req: Default::default(),
             w_sel: Default::default(),
             w_index: Default::default(),
@@ -677,7 +692,21 @@ impl Logic for Core {
         self.regs.rec_words.next = self.ps.words.val();
         self.regs.rec_dropped.next = self.ps.dropped.val();
         self.regs.rec_head.next = self.ps.head.val();
-        self.regs.rec_head_valid.next = self.ps.head_valid.val();
+        // The record ring owns the buffer's pops while it is enabled or on (RECORD_POP reads
+        // 0): a register pop is decoded a clock before it pops, and ENABLE cannot change in
+        // between (one bus transaction at a time), so the two never take the same word.
+        self.regs.rec_head_valid.next =
+            self.ps.head_valid.val() & !(self.ring.on.val() | self.regs.ring_enable.val());
+        self.ring.clock.next = self.clock.val();
+        self.ring.reset.next = self.reset.val();
+        self.ring.enable.next = self.regs.ring_enable.val();
+        self.ring.head.next = self.ps.head.val();
+        self.ring.head_valid.next = self.ps.head_valid.val();
+        self.ring.head_first.next = self.ps.head_first.val();
+        self.ring.tready.next = self.ring_tready.val();
+        self.ring_tdata.next = self.ring.tdata.val();
+        self.ring_tvalid.next = self.ring.tvalid.val();
+        self.regs.ring_words.next = self.ring.words.val();
         // ---- The per-switch half: the ingress packet's beats and descriptor, its bank and
         // epoch; readout and clear on the idle bank.
         self.ps.clock.next = self.clock.val();
@@ -694,7 +723,11 @@ impl Logic for Core {
         self.ps.d_epoch.next = self.engine.epoch.val();
         self.ps.mode.next = self.regs.ps_acu.val();
         self.ps.threshold.next = self.regs.inflate_threshold.val();
-        self.ps.pop.next = self.regs.rec_pop.val();
+        if self.ring.on.val() {
+            self.ps.pop.next = self.ring.pop.val();
+        } else {
+            self.ps.pop.next = self.regs.rec_pop.val();
+        }
         self.ps.rd_bank.next = !self.engine.active_bank.val();
         self.ps.rd_addr0.next = self.w_index.val().get_bits::<15>(1);
         self.ps.rd_addr1.next = self.w_index.val().get_bits::<14>(1);

@@ -370,6 +370,8 @@ pub struct RegPorts {
     pub st_start: PortId,
     /// `st_busy`, `st_streams`, `st_words`, `st_clocks`, `st_stalls`.
     pub stream: [PortId; 5],
+    pub ring_enable: PortId,
+    pub ring_words: PortId,
 }
 
 /// The register file's readout-stream inputs, in [`RegPorts::stream`] order.
@@ -405,6 +407,8 @@ impl RegPorts {
             table_threshold: p("table_threshold"),
             st_start: p("st_start"),
             stream: STREAM_PORTS.map(p),
+            ring_enable: p("ring_enable"),
+            ring_words: p("ring_words"),
         }
     }
 }
@@ -425,6 +429,8 @@ pub struct LiveInputs {
     pub rec_dropped: u32,
     /// The readout-stream block: busy (0/1), streams, last words, last clocks, last stalls.
     pub stream: [u32; 5],
+    /// The record ring's RING_WORDS.
+    pub ring_words: u32,
 }
 
 impl LiveInputs {
@@ -445,6 +451,7 @@ impl LiveInputs {
         for (&port, &v) in p.stream.iter().zip(&self.stream) {
             m.set(port, v as u128);
         }
+        m.set(p.ring_words, self.ring_words as u128);
     }
 }
 

@@ -22,6 +22,9 @@
 //!   engine of a Gen3 x8 link does (its 256-bit channel at 250 MHz outruns the core's 64-bit
 //!   stream), or on every `n`th clock when throttled ([`SimNic::set_c2h_every`]).
 //!   [`C2hChannel::wait`] runs the clock until a stream's trailer has arrived.
+//! - **Record ring**: the core's `ring_*` channel ends in a ring in host memory
+//!   ([`HostRing`], [`RING_WORDS_DEFAULT`] words) that takes a word on every clock while it
+//!   has room; [`RecordRing::take`] runs the clock until the words asked for have arrived.
 //! - **Monitor**: every packet that enters the sketch is recorded with the EPOCH it was
 //!   tagged with ([`SimNic::take_sketched`]), from the core's `mon_*` ports; tests build the
 //!   per-epoch software sketches from exactly these packets.
@@ -40,7 +43,7 @@ use smartnic::trace::frame::{
     parse_frame, FrameClass, LINKTYPE_ETHERNET, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_RAW,
 };
 use smartnic_contract::frame::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
-use smartnic_driver::access::{AccessError, C2hChannel, RegisterAccess};
+use smartnic_driver::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
 use smartnic_hdl::regs::axil::PORT_PREFIX;
 use smartnic_hdl::regs::RegMap;
 use std::collections::VecDeque;
@@ -102,13 +105,17 @@ struct CorePorts {
     c2h_tvalid: PortId,
     c2h_tlast: PortId,
     c2h_tdata: PortId,
+    ring_tready: PortId,
+    ring_tvalid: PortId,
+    ring_tdata: PortId,
 }
 
-/// Words of one input row: tdata 2, tkeep, tlast, tuser, tvalid, now 2, c2h_tready.
-const IN_ROW: usize = 9;
+/// Words of one input row: tdata 2, tkeep, tlast, tuser, tvalid, now 2, c2h_tready,
+/// ring_tready.
+const IN_ROW: usize = 10;
 /// Words of one output row: tready, mon_valid, mon_epoch, mon_key 4, c2h_tvalid,
-/// c2h_tlast, c2h_tdata 2.
-const OUT_ROW: usize = 11;
+/// c2h_tlast, c2h_tdata 2, ring_tvalid, ring_tdata 2.
+const OUT_ROW: usize = 14;
 
 /// The host buffer at the end of the card-to-host channel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -138,6 +145,31 @@ impl C2hBuffer {
         }
     }
 }
+/// The record ring in host memory at the end of the core's `ring_*` channel: it takes a word
+/// on every clock while it has room, and holds `tready` low when full (the NIC's record
+/// buffer then fills and counts what it drops, as it would with a host that stopped
+/// reading).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostRing {
+    /// Words arrived and not yet taken.
+    pub words: VecDeque<u64>,
+    /// Words the ring holds.
+    pub capacity: usize,
+    /// Words taken so far (mod 2^32, the NIC's RING_WORDS numbering).
+    pub taken: u32,
+}
+
+impl HostRing {
+    /// Room for one more word, with `promised` words possibly still to arrive.
+    fn room(&self, promised: u64) -> bool {
+        (self.words.len() as u64 + promised) < self.capacity as u64
+    }
+}
+
+/// The simulated ring's default size: 512 KiB of host memory (16,384 inflated-latency
+/// records).
+pub const RING_WORDS_DEFAULT: usize = 1 << 16;
+
 /// Clocks per `Model::stream` call.
 const CHUNK: usize = 1 << 14;
 
@@ -159,6 +191,12 @@ pub struct NicFabric {
     pub c2h: C2hBuffer,
     /// `c2h_tready` as driven for the current clock.
     c2h_ready: bool,
+    /// The record ring's host memory.
+    pub ring: HostRing,
+    /// `ring_tready` as driven for the current clock.
+    ring_ready: bool,
+    /// Clocks of the rows being built whose `ring_tready` is high (each may bring a word).
+    ring_promised: u64,
 }
 
 impl NicFabric {
@@ -179,11 +217,15 @@ impl NicFabric {
             c2h_tvalid: p("c2h_tvalid"),
             c2h_tlast: p("c2h_tlast"),
             c2h_tdata: p("c2h_tdata"),
+            ring_tready: p("ring_tready"),
+            ring_tvalid: p("ring_tvalid"),
+            ring_tdata: p("ring_tdata"),
         };
         for q in [ports.tdata, ports.tkeep, ports.tlast, ports.tuser, ports.tvalid, ports.now] {
             m.set(q, 0);
         }
         m.set(ports.c2h_tready, 1);
+        m.set(ports.ring_tready, 1);
         NicFabric {
             ports,
             queue: VecDeque::new(),
@@ -195,6 +237,9 @@ impl NicFabric {
             sketched: Some(Vec::new()),
             c2h: C2hBuffer { every: 1, ..Default::default() },
             c2h_ready: true,
+            ring: HostRing { words: VecDeque::new(), capacity: RING_WORDS_DEFAULT, taken: 0 },
+            ring_ready: true,
+            ring_promised: 0,
         }
     }
 
@@ -212,7 +257,7 @@ impl NicFabric {
                 self.stats.busy_clocks += 1;
             }
             let [lo, hi] = now(self.now);
-            return ([0, 0, 0, 0, 0, 0, lo, hi, 0], false);
+            return ([0, 0, 0, 0, 0, 0, lo, hi, 0, 0], false);
         }
         let f = self.queue.front().expect("a frame is queued");
         if self.beat == 0 {
@@ -226,7 +271,7 @@ impl NicFabric {
         let last = self.beat + 1 == nb;
         let keep = if last { (1u32 << (hi - lo)) - 1 } else { 0xFF };
         let [n0, n1] = now(self.now);
-        let row = [d as u32, (d >> 32) as u32, keep, last as u32, (last && f.tuser) as u32, 1, n0, n1, 0];
+        let row = [d as u32, (d >> 32) as u32, keep, last as u32, (last && f.tuser) as u32, 1, n0, n1, 0, 0];
         self.stats.beats += 1;
         self.stats.busy_clocks += 1;
         if last {
@@ -250,12 +295,17 @@ impl NicFabric {
         m.set(p.tvalid, row[5] as u128);
         m.set(p.now, row[6] as u128 | (row[7] as u128) << 32);
         m.set(p.c2h_tready, row[8] as u128);
+        m.set(p.ring_tready, row[9] as u128);
     }
 
-    /// The row of the next clock with the channel's `tready` for that clock.
+    /// The row of the next clock with the channels' `tready` for that clock (the ring's
+    /// counts on a word for every row it was ready in, until the rows have run).
     fn next_row_c2h(&mut self) -> ([u32; IN_ROW], bool) {
         let (mut row, last) = self.next_row();
         row[8] = self.c2h.next_ready() as u32;
+        let ring = self.ring.room(self.ring_promised);
+        row[9] = ring as u32;
+        self.ring_promised += ring as u64;
         (row, last)
     }
 
@@ -264,6 +314,9 @@ impl NicFabric {
     fn observe(&mut self, o: &[u32]) {
         let data = o[9] as u64 | (o[10] as u64) << 32;
         self.c2h.take(o[7] == 1, o[8] == 1, data, self.c2h_ready);
+        if o[11] == 1 && self.ring_ready {
+            self.ring.words.push_back(o[12] as u64 | (o[13] as u64) << 32);
+        }
         if o[0] != 1 {
             self.stats.tready_low += 1;
         }
@@ -278,12 +331,17 @@ impl NicFabric {
 
     fn sample(&mut self, m: &mut Model) {
         let p = self.ports;
-        let mut o = [m.get(p.tready) as u32, m.get(p.mon_valid) as u32, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut o = [m.get(p.tready) as u32, m.get(p.mon_valid) as u32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
         o[7] = m.get(p.c2h_tvalid) as u32;
         if o[7] == 1 {
             o[8] = m.get(p.c2h_tlast) as u32;
             let d = m.get(p.c2h_tdata);
             (o[9], o[10]) = (d as u32, (d >> 32) as u32);
+        }
+        o[11] = m.get(p.ring_tvalid) as u32;
+        if o[11] == 1 {
+            let d = m.get(p.ring_tdata);
+            (o[12], o[13]) = (d as u32, (d >> 32) as u32);
         }
         if o[1] == 1 {
             o[2] = m.get(p.mon_epoch) as u32;
@@ -299,12 +357,23 @@ impl NicFabric {
     /// with the number of frames that ended so far) or `max` clocks ran; returns the clocks.
     fn stream(&mut self, m: &mut Model, max: u64, mut stop: impl FnMut(&Self, u64) -> bool) -> u64 {
         let p = self.ports;
-        let inputs = [p.tdata, p.tkeep, p.tlast, p.tuser, p.tvalid, p.now, p.c2h_tready];
-        let outputs = [p.tready, p.mon_valid, p.mon_epoch, p.mon_key, p.c2h_tvalid, p.c2h_tlast, p.c2h_tdata];
+        let inputs = [p.tdata, p.tkeep, p.tlast, p.tuser, p.tvalid, p.now, p.c2h_tready, p.ring_tready];
+        let outputs = [
+            p.tready,
+            p.mon_valid,
+            p.mon_epoch,
+            p.mon_key,
+            p.c2h_tvalid,
+            p.c2h_tlast,
+            p.c2h_tdata,
+            p.ring_tvalid,
+            p.ring_tdata,
+        ];
         let (mut ran, mut ended) = (0u64, 0u64);
         let mut rows = Vec::with_capacity(CHUNK * IN_ROW);
         while ran < max && !stop(self, ended) {
             rows.clear();
+            self.ring_promised = 0;
             let mut n = 0;
             while n < CHUNK && ran + (n as u64) < max {
                 let (row, last) = self.next_row_c2h();
@@ -317,27 +386,34 @@ impl NicFabric {
             }
             // The outputs of the current clock (before its edge), under row 0's `tready`.
             self.c2h_ready = rows[8] == 1;
+            self.ring_ready = rows[9] == 1;
             self.sample(m);
             let out = m.stream(&inputs, &rows, &outputs);
             // Row r's outputs are the clock after row r (whose `tready` is row r + 1's); the
             // last one is the new current clock, sampled by whatever runs next.
             for (r, o) in out.chunks(OUT_ROW).take(n - 1).enumerate() {
                 self.c2h_ready = rows[(r + 1) * IN_ROW + 8] == 1;
+                self.ring_ready = rows[(r + 1) * IN_ROW + 9] == 1;
                 self.observe(o);
             }
             ran += n as u64;
         }
-        // Leave the inputs idle (the last row may have been a beat), the channel ready.
+        // Leave the inputs idle (the last row may have been a beat), the channels ready (the
+        // ring if it has room).
         let [lo, hi] = [self.now as u32, (self.now >> 32) as u32];
-        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi, 1]);
+        self.ring_promised = 0;
+        let ring = self.ring.room(0) as u32;
+        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi, 1, ring]);
         ran
     }
 }
 
 impl Fabric for NicFabric {
     fn clock(&mut self, m: &mut Model, _cycle: u64) {
+        self.ring_promised = 0;
         let (row, _) = self.next_row_c2h();
         self.c2h_ready = row[8] == 1;
+        self.ring_ready = row[9] == 1;
         self.sample(m);
         self.drive(m, &row);
     }
@@ -468,6 +544,40 @@ impl SimNic {
 /// Clocks the simulated channel runs per look at the host buffer.
 const C2H_STEP: u64 = 4096;
 
+impl SimNic {
+    /// The host ring holds `words` words from now on (at least 1): a small ring that is not
+    /// read makes the NIC's record buffer fill and drop.
+    pub fn set_ring_capacity(&mut self, words: usize) {
+        self.bar.fabric.ring.capacity = words.max(1);
+    }
+
+    /// The record ring's host memory.
+    pub fn ring_state(&self) -> &HostRing {
+        &self.bar.fabric.ring
+    }
+}
+
+impl RecordRing for SimNic {
+    fn taken(&self) -> u32 {
+        self.bar.fabric.ring.taken
+    }
+
+    /// Runs the clock (frames keep flowing) until `words` words have arrived.
+    fn take(&mut self, words: u32, timeout: Duration) -> Result<Vec<u64>, AccessError> {
+        let start = Instant::now();
+        while self.bar.fabric.ring.words.len() < words as usize {
+            if start.elapsed() > timeout {
+                let arrived = self.bar.fabric.ring.words.len();
+                return Err(AccessError::RingTimeout { waited: start.elapsed(), words, arrived });
+            }
+            self.run(C2H_STEP);
+        }
+        let r = &mut self.bar.fabric.ring;
+        r.taken = r.taken.wrapping_add(words);
+        Ok(r.words.drain(..words as usize).collect())
+    }
+}
+
 impl C2hChannel for SimNic {
     fn arm(&mut self, words: usize) -> Result<(), AccessError> {
         let c = &mut self.bar.fabric.c2h;
@@ -501,6 +611,9 @@ impl RegisterAccess for SimNic {
         self.bar.write32(offset, value)
     }
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
+        Some(self)
+    }
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
         Some(self)
     }
 }

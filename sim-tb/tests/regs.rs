@@ -23,13 +23,14 @@ struct Written {
     ps_acu: bool,
     inflate: u32,
     table: u32,
+    ring: bool,
 }
 
 impl Written {
     /// After reset: CM, the contract's default thresholds.
     fn reset() -> Self {
         let (inflate, table) = reset_thresholds();
-        Written { acu: false, ps_acu: false, inflate, table }
+        Written { acu: false, ps_acu: false, inflate, table, ring: false }
     }
 
     /// A whole-word write of `v` at `off` (byte 0 strobed).
@@ -39,6 +40,7 @@ impl Written {
             Some(Live::PsMode) if v == 0 || v == 2 => self.ps_acu = v == 2,
             Some(Live::InflateThreshold) => self.inflate = v & ((1 << INFLATE_BITS) - 1),
             Some(Live::TableThreshold) => self.table = v,
+            Some(Live::RingControl) => self.ring = v & 1 == 1,
             _ => {}
         }
     }
@@ -73,6 +75,8 @@ fn expected(map: &RegMap, live: &LiveInputs, w: &Written, head: Option<u32>, off
         Some(Live::StreamWords) => live.stream[2],
         Some(Live::StreamClocks) => live.stream[3],
         Some(Live::StreamStalls) => live.stream[4],
+        Some(Live::RingControl) => w.ring as u32,
+        Some(Live::RingWords) => live.ring_words,
         None => 0,
     }
 }
@@ -96,6 +100,7 @@ fn random_live(r: &mut Rng) -> LiveInputs {
             r.next_u64() as u32,
             r.next_u64() as u32,
         ],
+        ring_words: r.next_u64() as u32,
     }
 }
 
@@ -303,7 +308,7 @@ fn random_traffic_with_stalls_never_hangs() {
     b.max_wait = 200;
     let mut r = Rng::new(5);
     let (mut w, mut swaps, mut clears, mut reads) = (Written::reset(), 0, 0, 0u64);
-    let writable: Vec<u32> = [Live::PsMode, Live::InflateThreshold, Live::TableThreshold]
+    let writable: Vec<u32> = [Live::PsMode, Live::InflateThreshold, Live::TableThreshold, Live::RingControl]
         .into_iter()
         .map(|l| map.live_offset(l).unwrap())
         .collect();
@@ -326,8 +331,10 @@ fn random_traffic_with_stalls_never_hangs() {
                 w.write(&map, map.mode, v);
             }
             1 => {
-                let (off, v) =
-                    (writable[r.below(3) as usize], [0, 2, r.next_u64() as u32][r.below(3) as usize]);
+                let (off, v) = (
+                    writable[r.below(writable.len() as u64) as usize],
+                    [0, 2, 1, r.next_u64() as u32][r.below(4) as usize],
+                );
                 b.write32(off, v).unwrap();
                 w.write(&map, off, v);
                 for _ in 0..r.below(3) {
@@ -368,6 +375,9 @@ fn random_traffic_with_stalls_never_hangs() {
     // Every RECORD_POP read of a word took it, in order, and nothing else did.
     assert_eq!(b.fabric.popped[..], pushed[..b.fabric.popped.len()]);
     assert!(!b.fabric.popped.is_empty());
+    // RING_CONTROL's ENABLE is the `ring_enable` port.
+    let ring = b.fabric.ports.ring_enable;
+    assert_eq!(b.model().get(ring) == 1, w.ring, "ring_enable follows RING_CONTROL");
     let clocks = b.model().cycles();
     eprintln!("{:?}, {clocks} clocks", b.stats);
 }

@@ -19,7 +19,7 @@
 //! | `d_bank`, `d_epoch` | in | 1, 32 | the epoch engine's active bank and epoch at the descriptor |
 //! | `mode` | in | 1 | the latency tower's insertion mode (0 = CM, 1 = ACU) |
 //! | `threshold` | in | 22 | `InflateRule::threshold` |
-//! | `pop`, `head`, `head_valid`, `words`, `dropped` | | | the record stream ([`RecordFifo`]) |
+//! | `pop`, `head`, `head_valid`, `head_first`, `words`, `dropped` | | | the record stream ([`RecordFifo`]) |
 //! | `rd_bank`, `rd_addr{i}`, `rd_count{i}`, `rd_sum{i}` | | | the latency tower's readout |
 //! | `clr`, `clr_bank`, `clr_addr{i}` | in | | the latency tower's clear sweep |
 //! | `path` | out | 256 | the descriptor's path in the descriptor's clock (the serializer's `x_path`, for the flow-key table) |
@@ -65,6 +65,7 @@ pub struct PerSwitchHalf {
     pub pop: Signal<In, Bit>,
     pub head: Signal<Out, Bits<32>>,
     pub head_valid: Signal<Out, Bit>,
+    pub head_first: Signal<Out, Bit>,
     pub words: Signal<Out, Bits<16>>,
     pub dropped: Signal<Out, Bits<32>>,
     pub rd_bank: Signal<In, Bit>,
@@ -153,6 +154,7 @@ impl PerSwitchHalf {
             pop: Default::default(),
             head: Default::default(),
             head_valid: Default::default(),
+            head_first: Default::default(),
             words: Default::default(),
             dropped: Default::default(),
             rd_bank: Default::default(),
@@ -311,6 +313,7 @@ impl Logic for PerSwitchHalf {
         self.fifo.pop.next = self.pop.val();
         self.head.next = self.fifo.head.val();
         self.head_valid.next = self.fifo.head_valid.val();
+        self.head_first.next = self.fifo.head_first.val();
         self.words.next = self.fifo.words.val();
         self.dropped.next = self.fifo.dropped.val();
         self.lost.next = self.ser.lost.val() != self.zero32.val();

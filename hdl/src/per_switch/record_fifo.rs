@@ -22,6 +22,7 @@
 //! | `in_valid`, `rec` | in | 1, 224 | a record to store |
 //! | `pop` | in | 1 | take the head word (ignored without `head_valid`) |
 //! | `head`, `head_valid` | out | 32, 1 | the next word of the stream |
+//! | `head_first` | out | 1 | the next word is a record's first (no record is half taken) |
 //! | `words` | out | 16 | words stored and not yet taken |
 //! | `dropped` | out | 32 | records refused because the buffer was full, since reset |
 use crate::parser::konst;
@@ -49,6 +50,7 @@ pub struct RecordFifo {
     pub pop: Signal<In, Bit>,
     pub head: Signal<Out, Bits<32>>,
     pub head_valid: Signal<Out, Bit>,
+    pub head_first: Signal<Out, Bit>,
     pub words: Signal<Out, Bits<16>>,
     pub dropped: Signal<Out, Bits<32>>,
     ram: CellRam<REC_BITS, ADDR>,
@@ -90,6 +92,7 @@ impl Default for RecordFifo {
             pop: Default::default(),
             head: Default::default(),
             head_valid: Default::default(),
+            head_first: Default::default(),
             words: Default::default(),
             dropped: Default::default(),
             ram: Default::default(),
@@ -180,6 +183,7 @@ impl Logic for RecordFifo {
             }
         }
         self.head_valid.next = self.hv.val();
+        self.head_first.next = self.wi.q.val() == self.zero3.val();
         // words = 7 count - wi = (count << 3) - count - wi.
         self.wi16.x.next = self.wi.q.val();
         self.words.next = (self.count.q.val() << self.three.val()) - self.count.q.val() - self.wi16.y.val();

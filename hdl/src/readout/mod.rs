@@ -4,4 +4,6 @@
 //! | module | what |
 //! |---|---|
 //! | [`stream`] | the readout-stream engine: every window, packed, CRC-checked, on an AXI-Stream master |
+//! | [`ring`] | the record ring: the record stream as it is produced, on its own AXI-Stream master |
+pub mod ring;
 pub mod stream;

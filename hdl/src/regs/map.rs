@@ -58,6 +58,10 @@ pub enum Live {
     StreamWords,
     StreamClocks,
     StreamStalls,
+    /// The record ring (contract `regs::stream::RING_*`): ENABLE read back, and the words
+    /// its channel accepted.
+    RingControl,
+    RingWords,
 }
 
 /// Names of the statistics input ports, in register order.
@@ -138,6 +142,8 @@ impl RegMap {
             (stb + stream::LAST_WORDS, Live::StreamWords),
             (stb + stream::LAST_CLOCKS, Live::StreamClocks),
             (stb + stream::LAST_STALLS, Live::StreamStalls),
+            (stb + stream::RING_CONTROL, Live::RingControl),
+            (stb + stream::RING_WORDS, Live::RingWords),
         ]);
         let (control, mode, stream_control) = (eb + epoch::CONTROL, tb + tower::MODE, stb + stream::CONTROL);
         for &(off, _) in &live {
@@ -200,7 +206,7 @@ mod tests {
         let m = RegMap::nic_default();
         assert_eq!(m.addr_bits(), 22);
         assert_eq!(m.windows.len(), 11);
-        assert_eq!(m.live.len(), 30);
+        assert_eq!(m.live.len(), 32);
         assert_eq!(m.constant(header::TYPE), Some(block_type::FIRMWARE_ID));
         assert_eq!(m.constant(smartnic_contract::regs::firmware_id::DEVICE), Some(0x7038));
         assert_eq!(m.window_of(m.windows[0].base), Some((0, 0)));

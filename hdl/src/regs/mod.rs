@@ -53,6 +53,7 @@
 //! | `table_misses`, `rec_words`, `rec_dropped` | in | 32, 16, 32 | TABLE_MISSES, RECORD_WORDS, RECORD_DROPPED |
 //! | `st_start` | out | 1 | one-clock pulse from a write of the stream block's CONTROL with bit 0 (START) set |
 //! | `st_busy`, `st_streams`, `st_words`, `st_clocks`, `st_stalls` | in | 1, 32, 32, 32, 32 | the stream block's STATUS (BUSY = bit 0), STREAMS, LAST_WORDS, LAST_CLOCKS, LAST_STALLS |
+//! | `ring_enable`, `ring_words` | out, in | 1, 32 | the stream block's RING_CONTROL (ENABLE, read/write, reset 0) and RING_WORDS |
 //! | `rec_head`, `rec_head_valid`, `rec_pop` | in, in, out | 32, 1, 1 | RECORD_POP: a read returns `rec_head` (0 without `rec_head_valid`) and pulses `rec_pop` for one clock after the clock it is decoded in (only with `rec_head_valid`, so the head moves before any later read) |
 //!
 //! The threshold registers take the whole 32-bit word when `wstrb[0]` is set (the driver
@@ -130,6 +131,8 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     pub st_words: Signal<In, Bits<32>>,
     pub st_clocks: Signal<In, Bits<32>>,
     pub st_stalls: Signal<In, Bits<32>>,
+    pub ring_enable: Signal<Out, Bit>,
+    pub ring_words: Signal<In, Bits<32>>,
     // bus state: idle = none of these set
     s_dec: DFF<Bit>,
     s_wait: DFF<Bit>,
@@ -148,6 +151,7 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     tthr_q: DFF<Bits<32>>,
     pop_q: DFF<Bit>,
     st_start_q: DFF<Bit>,
+    ring_q: DFF<Bit>,
     rom: ROM<Bits<32>, CTRL_WORD_BITS>,
     idle: Signal<Local, Bit>,
     wr_go: Signal<Local, Bit>,
@@ -187,6 +191,8 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     k_st_words: Constant<Bits<IW>>,
     k_st_clocks: Constant<Bits<IW>>,
     k_st_stalls: Constant<Bits<IW>>,
+    k_ring_control: Constant<Bits<IW>>,
+    k_ring_words: Constant<Bits<IW>>,
     infl_reset: Constant<Bits<INFLATE_BITS>>,
     tthr_reset: Constant<Bits<32>>,
     w_words: Widen<32, 16>,
@@ -268,6 +274,8 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             st_words: Default::default(),
             st_clocks: Default::default(),
             st_stalls: Default::default(),
+            ring_enable: Default::default(),
+            ring_words: Default::default(),
             s_dec: Default::default(),
             s_wait: Default::default(),
             s_rv: Default::default(),
@@ -285,6 +293,7 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             tthr_q: Default::default(),
             pop_q: Default::default(),
             st_start_q: Default::default(),
+            ring_q: Default::default(),
             rom: ROM::new(rom),
             idle: Default::default(),
             wr_go: Default::default(),
@@ -322,6 +331,8 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             k_st_words: live(Live::StreamWords),
             k_st_clocks: live(Live::StreamClocks),
             k_st_stalls: live(Live::StreamStalls),
+            k_ring_control: live(Live::RingControl),
+            k_ring_words: live(Live::RingWords),
             infl_reset: Constant::new((reset_thresholds().0 as u64).to_bits()),
             tthr_reset: Constant::new((reset_thresholds().1 as u64).to_bits()),
             w_words: Default::default(),
@@ -342,7 +353,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_dec, s_wait, s_rv, s_bv, addr, data, req, sel, index, swap_q, clear_q, acu_q,
-            ps_acu_q, infl_q, tthr_q, pop_q, st_start_q
+            ps_acu_q, infl_q, tthr_q, pop_q, st_start_q, ring_q
         );
         self.sink_aw.x.next = self.bus.awaddr.val().get_bits::<2>(0);
         self.sink_ar.x.next = self.bus.araddr.val().get_bits::<2>(0);
@@ -368,6 +379,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
         self.table_threshold.next = self.tthr_q.q.val();
         self.rec_pop.next = self.pop_q.q.val();
         self.st_start.next = self.st_start_q.q.val();
+        self.ring_enable.next = self.ring_q.q.val();
         self.w_words.x.next = self.rec_words.val();
         self.w_infl.x.next = self.infl_q.q.val();
         self.win_req.next = self.req.q.val();
@@ -460,6 +472,14 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             self.live.next = self.st_clocks.val();
         } else if self.addr.q.val() == self.k_st_stalls.val() {
             self.live.next = self.st_stalls.val();
+        } else if self.addr.q.val() == self.k_ring_control.val() {
+            if self.ring_q.q.val() {
+                self.live.next = self.v1.val();
+            } else {
+                self.live.next = self.v0.val();
+            }
+        } else if self.addr.q.val() == self.k_ring_words.val() {
+            self.live.next = self.ring_words.val();
         } else if self.addr.q.val() < self.k_ctrl_words.val() {
             self.live.next = self.rom.data.val();
         } else {
@@ -518,6 +538,9 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
                     if self.wr_word.val() == self.k_tthr.val() {
                         self.tthr_q.d.next = self.bus.wdata.val();
                     }
+                    if self.wr_word.val() == self.k_ring_control.val() {
+                        self.ring_q.d.next = self.bus.wdata.val().get_bit(0);
+                    }
                 }
             }
         }
@@ -558,6 +581,7 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             self.infl_q.d.next = self.infl_reset.val();
             self.tthr_q.d.next = self.tthr_reset.val();
             self.pop_q.d.next = false;
+            self.ring_q.d.next = false;
         }
     }
 }

@@ -221,9 +221,12 @@ pub mod stream {
     /// Clocks of the last stream in which the channel held a word back (`tready` low).
     pub const LAST_STALLS: u32 = 0x24;
     /// Read/write. Bit 0 ENABLE: the record stream leaves on its own card-to-host channel
-    /// (the record ring, `crate::wire::record::ring`) as the NIC produces it, instead of
-    /// waiting in the record buffer for RECORD_POP reads; while set, RECORD_POP reads 0 and
-    /// pops nothing. The NIC takes the bit between records, never inside one.
+    /// (the record ring, `crate::wire::record_ring`) as the NIC produces it, instead of
+    /// waiting in the record buffer for RECORD_POP reads. While set (and after it is cleared,
+    /// until the ring has sent the record it is in), RECORD_POP reads 0 and pops nothing.
+    /// The NIC takes the bit between records, never inside one: set it with no record half
+    /// popped (pop whole records, as RECORD_WORDS counts them), or the ring waits for that
+    /// record's last words.
     pub const RING_CONTROL: u32 = 0x28;
     pub const RING_ENABLE: u32 = 1 << 0;
     /// 64-bit words the record ring's channel has accepted since reset (wrapping). The host
