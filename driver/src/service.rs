@@ -16,10 +16,14 @@
 //! | `h` has a card-to-host channel | none | 1 or 0 (u32) |
 //! | `a` arm the channel | words u32 | none |
 //! | `s` wait for a stream | timeout ms u32 | words n u32, n x u64 |
+//! | `t` the record ring | none | has one: 1 or 0 (u32), words taken (u32) |
+//! | `k` take from the ring | words u32, timeout ms u32 | words n u32, n x u64 (n = words) |
 //! | `q` quit | none | none (the server returns) |
 //!
 //! A failed request replies with its status code, then a u32 offset and a length-prefixed
-//! message, so [`AccessError::DeviceGone`] and friends survive the trip.
+//! message, so [`AccessError::DeviceGone`] and friends survive the trip
+//! ([`AccessError::RingTimeout`] as [`status::RING_TIMEOUT`] with the words that arrived in
+//! the offset field: the client knows what it asked for).
 //!
 //! **Deadlines.** While a request runs, and while a slow device starts before the greeting
 //! ([`serve_with`]), the server sends a [`status::BUSY`] byte every [`KEEPALIVE`] (a
@@ -29,7 +33,7 @@
 //! "stopped answering" instead of hanging the caller, and a service that died is named
 //! with its exit status or signal.
 
-use crate::access::{AccessError, C2hChannel, RegisterAccess};
+use crate::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
@@ -59,6 +63,8 @@ pub mod status {
     /// Not a reply: the request is still running (sent every `KEEPALIVE`, any number of
     /// times before the reply's real status byte).
     pub const BUSY: u8 = 5;
+    /// A take from the record ring timed out; the offset field holds the words arrived.
+    pub const RING_TIMEOUT: u8 = 6;
 }
 
 /// A device that can be served: registers plus free-form commands (e.g. "replay 10000"
@@ -230,6 +236,17 @@ fn serve_requests<D: Served + ?Sized, W: Write>(
                 });
                 link.reply(|wr| reply(wr, r))?;
             }
+            b't' => {
+                link.begin();
+                let r = dev.ring().map_or([0, 0], |r| [1, r.taken()]);
+                link.reply(|wr| reply(wr, Ok(r.iter().flat_map(|v| v.to_le_bytes()).collect())))?;
+            }
+            b'k' => {
+                let (words, ms) = (read_u32(&mut rd)?, read_u32(&mut rd)?);
+                link.begin();
+                let r = take_reply(dev, words, Duration::from_millis(ms as u64));
+                link.reply(|wr| reply(wr, r))?;
+            }
             b'q' => return link.reply(|_| Ok(())),
             other => {
                 return Err(io::Error::new(
@@ -247,6 +264,22 @@ fn channel<D: Served + ?Sized>(dev: &mut D) -> Result<&mut dyn C2hChannel, Acces
         line: "card-to-host channel".into(),
         message: "this device has no card-to-host channel".into(),
     })
+}
+
+/// The payload of a take of `words` ring words: the count, then the words.
+fn take_reply<D: Served + ?Sized>(
+    dev: &mut D,
+    words: u32,
+    timeout: Duration,
+) -> Result<Vec<u8>, AccessError> {
+    let ring = dev.ring().ok_or_else(|| AccessError::Command {
+        line: "record ring".into(),
+        message: "this device has no record ring".into(),
+    })?;
+    let w = ring.take(words, timeout)?;
+    let mut b = (w.len() as u32).to_le_bytes().to_vec();
+    b.extend(w.iter().flat_map(|x| x.to_le_bytes()));
+    Ok(b)
 }
 
 /// The payload of a block read of `n` words at `off` (bounded by [`MAX_BLOCK_WORDS`]).
@@ -274,6 +307,7 @@ fn reply(wr: &mut impl Write, r: Result<Vec<u8>, AccessError>) -> io::Result<()>
                 AccessError::DeviceGone { offset } => (status::DEVICE_GONE, *offset),
                 AccessError::OutOfRange { offset, .. } => (status::OUT_OF_RANGE, *offset as u32),
                 AccessError::Misaligned { offset } => (status::MISALIGNED, *offset as u32),
+                AccessError::RingTimeout { arrived, .. } => (status::RING_TIMEOUT, *arrived as u32),
                 _ => (status::FAILED, 0),
             };
             wr.write_all(&[code])?;
@@ -319,6 +353,8 @@ pub struct StreamBar {
     broken: Option<String>,
     /// Whether the served device has a card-to-host channel (asked once).
     has_c2h: Option<bool>,
+    /// The served device's record ring's words taken, as it said at the last `t` or `k`.
+    ring_taken: u32,
 }
 
 impl StreamBar {
@@ -334,6 +370,7 @@ impl StreamBar {
             deadline: None,
             broken: None,
             has_c2h: None,
+            ring_taken: 0,
         };
         bar.greet()?;
         Ok(bar)
@@ -352,6 +389,7 @@ impl StreamBar {
             deadline: None,
             broken: None,
             has_c2h: None,
+            ring_taken: 0,
         };
         bar.set_deadline(deadline)?;
         bar.greet().map_err(|e| match stalled(&e) {
@@ -494,6 +532,7 @@ impl StreamBar {
             b'w' => "writing a register",
             b'h' => "asking for the card-to-host channel",
             b'a' => "arming the card-to-host channel",
+            b't' => "asking for the record ring",
             _ => "reading a block of registers",
         };
         let r = self.send(req).and_then(|_| {
@@ -617,6 +656,17 @@ impl RegisterAccess for StreamBar {
             None
         }
     }
+
+    /// Asks the service each time (one round trip), so [`RecordRing::taken`] is the
+    /// device's own count, never a stale copy.
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        let mut v = [0u8; 8];
+        self.request(b"t", &mut v).ok()?;
+        let (has, taken) =
+            (u32::from_le_bytes(v[..4].try_into().ok()?), u32::from_le_bytes(v[4..].try_into().ok()?));
+        self.ring_taken = taken;
+        (has == 1).then_some(self as &mut dyn RecordRing)
+    }
 }
 
 impl StreamBar {
@@ -663,6 +713,57 @@ impl C2hChannel for StreamBar {
             }
             Err(e) => Err(self.fault("waiting for a readout stream", e)),
         }
+    }
+}
+
+impl RecordRing for StreamBar {
+    fn taken(&self) -> u32 {
+        self.ring_taken
+    }
+
+    fn take(&mut self, words: u32, timeout: Duration) -> Result<Vec<u64>, AccessError> {
+        self.check()?;
+        let mut req = vec![b'k'];
+        req.extend_from_slice(&words.to_le_bytes());
+        req.extend_from_slice(&(timeout.as_millis().min(u32::MAX as u128) as u32).to_le_bytes());
+        let r = self.send(&req).and_then(|_| {
+            let s = self.status()?;
+            if s == status::OK {
+                return self.read_ring_words(words).map(Ok);
+            }
+            let arrived = read_u32(&mut self.rd)?;
+            Ok(Err((s, arrived, read_text(&mut self.rd)?)))
+        });
+        match r {
+            Ok(Ok(got)) => {
+                self.ring_taken = self.ring_taken.wrapping_add(words);
+                Ok(got)
+            }
+            Ok(Err((status::RING_TIMEOUT, arrived, _))) => {
+                Err(AccessError::RingTimeout { waited: timeout, words, arrived: arrived as usize })
+            }
+            Ok(Err((_, _, message))) => {
+                Err(AccessError::Command { line: "take from the record ring".into(), message })
+            }
+            Err(e) => Err(self.fault("taking from the record ring", e)),
+        }
+    }
+}
+
+impl StreamBar {
+    /// A take's reply: its count must be the `words` asked for (checked before reading
+    /// them, so a broken reply cannot make the client allocate without bound).
+    fn read_ring_words(&mut self, words: u32) -> io::Result<Vec<u64>> {
+        let n = read_u32(&mut self.rd)?;
+        if n != words {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the service answered a take of {words} ring words with {n}"),
+            ));
+        }
+        let mut b = vec![0u8; 8 * n as usize];
+        self.rd.read_exact(&mut b)?;
+        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
     }
 }
 

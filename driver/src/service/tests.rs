@@ -251,3 +251,73 @@ fn the_card_to_host_channel_crosses_the_service() {
     assert!(plain.c2h().is_none());
     assert_eq!(plain.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
 }
+
+/// A served per-switch device with its record ring, the client on the other end.
+fn ring_served(faults: &[crate::emulated::RingFault]) -> (StreamBar, std::thread::JoinHandle<EmulatedNic>) {
+    use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry, PerSwitchGeometry};
+    let (a, b) = UnixStream::pair().unwrap();
+    let p = PerSwitchGeometry {
+        latency: LatencyTowerGeometry::from_cells(&[(8, 16, 4)], 0),
+        table: KeyTableGeometry::with_capacity(2),
+    };
+    let (t, s) = (TowerGeometry::from_widths_depths(&[(8, 8)]), SuMaxGeometry::with_depth(1, 2));
+    let faults = faults.to_vec();
+    let server = std::thread::spawn(move || {
+        let mut nic = EmulatedNic::with_per_switch(FirmwareInfo::default(), &t, &s, &p);
+        nic.enable_ring();
+        (1..=3).for_each(|i| nic.push_record(&ring_record(i)));
+        faults.into_iter().for_each(|f| nic.fault_next_ring(f));
+        serve(&mut nic, b.try_clone().unwrap(), b).unwrap();
+        nic
+    });
+    (StreamBar::connect(Box::new(a.try_clone().unwrap()), Box::new(a)).unwrap(), server)
+}
+
+fn ring_record(i: u8) -> smartnic_contract::wire::record::Record {
+    use smartnic_contract::wire::record::{InflatedRecord, Record};
+    Record::Inflated(InflatedRecord {
+        epoch: i as u32,
+        flow: smartnic_contract::key::FlowKey::from_v4([10, 0, 0, i], [10, 0, 0, 9], 7, 8, 17),
+        switch_id: i as u16,
+        latency_ns: 100 * i as u32,
+    })
+}
+
+/// `t` and `k` carry the record ring: a readout through the service takes the records
+/// from the ring and the device's count of words taken follows; a take that times out
+/// keeps its kind and takes nothing; a device without a ring offers none.
+#[test]
+fn the_record_ring_crosses_the_service() {
+    use crate::readout::RecordsVia;
+    let (mut bar, server) = ring_served(&[crate::emulated::RingFault::Short]);
+    assert_eq!(bar.ring().expect("the served device has a ring").taken(), 0);
+    let map = DeviceMap::discover(&mut bar).unwrap();
+    let cfg = ReadoutConfig { poll_timeout: Duration::from_millis(20), ..ReadoutConfig::default() };
+    let e = read_snapshot(&mut bar, &map, &cfg).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            crate::readout::ReadoutError::Access(AccessError::RingTimeout { words: 12, arrived: 11, .. })
+        ),
+        "{e}"
+    );
+    assert_eq!(bar.ring().unwrap().taken(), 0, "nothing taken");
+    let (snap, stats) = read_snapshot(&mut bar, &map, &cfg).unwrap();
+    assert_eq!((stats.records_via, stats.ring_words), (Some(RecordsVia::Ring), 12));
+    let want: Vec<u8> = (1..=3).flat_map(|i| ring_record(i).emit()).collect();
+    assert_eq!(snap.per_switch.last(), Some(&crate::snapshot::PerSwitchSection::Records { stream: want }));
+    let ring = bar.ring().unwrap();
+    assert_eq!(ring.taken(), 12, "the device's count, read back");
+    assert_eq!(ring.take(0, Duration::ZERO).unwrap(), Vec::<u64>::new());
+    let e = ring.take(1, Duration::from_millis(1)).unwrap_err();
+    assert!(matches!(e, AccessError::RingTimeout { words: 1, arrived: 0, .. }), "{e}");
+    assert_eq!(bar.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
+    drop(bar);
+    assert_eq!(crate::access::RecordRing::taken(&server.join().unwrap()), 12);
+    // A device without a ring says so: the client offers none, and a take is refused.
+    let (mut plain, _server) = connected();
+    assert!(plain.ring().is_none());
+    let e = plain.take(1, Duration::ZERO).unwrap_err().to_string();
+    assert!(e.contains("this device has no record ring"), "{e}");
+    assert_eq!(plain.read32(0).unwrap(), smartnic_contract::regs::block_type::FIRMWARE_ID);
+}
