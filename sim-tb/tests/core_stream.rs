@@ -5,12 +5,21 @@
 //! Tower counter, every SuMax cell, the latency tower, the key table, the drained records,
 //! IDLE_PACKETS), through a channel that takes a word every clock, one that takes a word
 //! every third clock (the engine stalls, nothing is lost), and readouts that alternate with
-//! register readouts on the same run.
+//! register readouts on the same run. The records come from the record ring for the first
+//! four epochs (none dropped, however long the epoch) and over the BAR after that (the
+//! driver turns the ring off between two records).
 mod core_check;
 
 use core_check::{generated_trace, CoreRun, Plan};
 use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::wire::readout::stream_words;
+use smartnic_contract::wire::record::{INFLATED_LEN, WORD};
+use smartnic_contract::wire::record_ring::words_for;
+
+/// Ring words of `n` inflated-latency records.
+fn ring_words_for(n: usize) -> u64 {
+    words_for(std::iter::repeat_n(INFLATED_LEN / WORD, n))
+}
 use smartnic_driver::readout::{min_reads, stream::specs};
 
 #[test]
@@ -21,12 +30,18 @@ fn streamed_readouts_equal_the_software_model_under_traffic() {
     let mut frames = generated_trace(23, 70_000).into_iter();
     let plan = Plan { every: 12_000, swap_burst: 2_000, readout_gap: 600, snapshots: Some(2) };
     run.streamed_every = Some(1);
+    run.ring = true;
     run.feed(&mut frames, plan);
     // A channel that takes one word in three: the engine waits, the stream is the same.
     run.nic.set_c2h_every(3);
     run.feed(&mut frames, plan);
     run.nic.set_c2h_every(1);
-    // Streamed and register readouts in turn.
+    let by_ring = run.drained.len();
+    assert_eq!(run.records_dropped, 0, "no record dropped while the ring ran");
+    assert!(by_ring > 1000, "{by_ring} records by the ring");
+    assert_eq!(run.ring_words, ring_words_for(by_ring), "ring words: 4 per 7-word record");
+    // Streamed and register readouts in turn; records over the BAR.
+    run.ring = false;
     run.streamed_every = Some(2);
     run.feed(&mut frames, Plan { snapshots: None, ..plan });
     let s = run.finish("streamed readouts", plan);

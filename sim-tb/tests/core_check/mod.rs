@@ -27,12 +27,14 @@ use smartnic_contract::geometry::{marker, sumax_cell, InsertMode, SuMaxGeometry,
 use smartnic_contract::key::FlowKey;
 use smartnic_contract::regs::{epoch as epoch_regs, stats, tower as tower_regs};
 use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
-use smartnic_driver::access::C2hChannel;
 use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_driver::access::{C2hChannel, RecordRing};
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::blocks::PerSwitchConfig;
 use smartnic_driver::config::write_per_switch_config;
-use smartnic_driver::readout::{min_reads, read_snapshot, ReadoutConfig, ReadoutPath, StreamStats};
+use smartnic_driver::readout::{
+    min_reads, read_snapshot, ReadoutConfig, ReadoutPath, RecordsVia, StreamStats,
+};
 use smartnic_driver::snapshot::PerSwitchSection;
 use smartnic_driver::snapshot::Snapshot;
 use smartnic_hdl::hash::key_to_u128;
@@ -400,6 +402,8 @@ struct SwapBurst<'a> {
     swap_burst: u64,
     gap: u64,
     swap_at: Option<u64>,
+    /// Offer the simulated NIC's record ring to the driver.
+    ring: bool,
 }
 
 impl SwapBurst<'_> {
@@ -432,6 +436,13 @@ impl RegisterAccess for SwapBurst<'_> {
     }
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         Some(self)
+    }
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        if self.ring {
+            Some(self.nic)
+        } else {
+            None
+        }
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
         if offset == self.control && value & epoch_regs::CONTROL_SWAP != 0 {
@@ -488,6 +499,10 @@ pub struct CoreRun {
     pub streamed_every: Option<usize>,
     /// The streamed readouts' figures, in order.
     pub streams: Vec<StreamStats>,
+    /// The driver takes the records from the record ring (else it pops them over the BAR).
+    pub ring: bool,
+    /// Ring words the readouts took.
+    pub ring_words: u64,
 }
 
 impl CoreRun {
@@ -530,6 +545,8 @@ impl CoreRun {
             table_threshold,
             streamed_every: None,
             streams: Vec::new(),
+            ring: false,
+            ring_words: 0,
         };
         run.write_mode(mode);
         run.mode_of.insert(0, mode);
@@ -597,12 +614,16 @@ impl CoreRun {
             swap_burst: plan.swap_burst,
             gap: plan.readout_gap,
             swap_at: None,
+            ring: self.ring,
         };
         let streamed = self.streamed_every.is_some_and(|n| self.checks.len().is_multiple_of(n));
         let path = if streamed { ReadoutPath::Stream } else { ReadoutPath::Registers };
         let (snap, st) =
             read_snapshot(&mut bar, &self.dev, &ReadoutConfig { path, ..self.cfg.clone() }).unwrap();
         assert_eq!(st.stream.is_some(), streamed, "the readout took the path asked for");
+        let via = if self.ring { RecordsVia::Ring } else { RecordsVia::Registers };
+        assert_eq!(st.records_via, Some(via), "the records came the way asked for");
+        self.ring_words += st.ring_words;
         self.streams.extend(st.stream);
         assert!(bar.swap_at.is_some(), "the driver wrote SWAP");
         self.drained.extend(drained_records(&snap));
