@@ -3,6 +3,9 @@
 //! driver's stream protocol (`smartnic_driver::service`), so `smartnic sim` and
 //! `--device sim` read it out through exactly the driver code a board uses.
 //!
+//! The NIC's card-to-host channels are offered too: the readout stream's host buffer and the
+//! record ring, so readouts come by stream and take the records from the ring.
+//!
 //! Every frame of the trace goes into the NIC, as a MAC would deliver it
 //! (`simnic::to_ethernet`: raw-IP captures get an Ethernet header; empty records go in as
 //! malformed frames).
@@ -16,7 +19,7 @@
 //!
 //! Usage: `smartnic-sim [--trace FILE.pcap]` (normally started by `smartnic`).
 
-use smartnic_driver::access::{AccessError, C2hChannel, RegisterAccess};
+use smartnic_driver::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
 use smartnic_driver::service::{serve_with, Served};
 use smartnic_sim_tb::simnic::{read_trace, NicFrame, SimFrame, SimNic};
 
@@ -69,6 +72,10 @@ impl RegisterAccess for Service {
     /// The simulated NIC's host buffer: readouts come by stream.
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         self.nic.c2h()
+    }
+    /// The simulated NIC's record ring: readouts take the records from it.
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        self.nic.ring()
     }
 }
 
