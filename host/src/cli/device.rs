@@ -26,7 +26,7 @@ use smartnic_driver::backend::{FileBar, SysfsBar};
 use smartnic_driver::blocks::{DeviceMap, PerSwitchConfig};
 use smartnic_driver::config::{read_per_switch_config, write_per_switch_config};
 use smartnic_driver::discover;
-use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutPath, ReadoutStats};
+use smartnic_driver::readout::{read_snapshot_to_file, ReadoutConfig, ReadoutPath, ReadoutStats, RecordsVia};
 use smartnic_driver::snapshot::Snapshot;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -412,6 +412,14 @@ struct ReadoutReport {
     stream_words: Option<u64>,
     stream_clocks: Option<u32>,
     stream_stalls: Option<u32>,
+    /// "ring" or "registers": how the records came (absent without the per-switch half).
+    records_via: Option<&'static str>,
+    /// 32-bit words popped over the BAR (0 from the ring).
+    record_pops: u64,
+    /// 64-bit words taken from the record ring (0 by registers).
+    ring_words: u64,
+    /// RECORD_DROPPED after the readout: records the NIC dropped since reset.
+    records_dropped: Option<u32>,
 }
 
 pub fn readout(args: &ReadoutArgs, json: bool) -> anyhow::Result<()> {
@@ -477,6 +485,10 @@ fn readout_report(path: &Path, snap: &Snapshot, st: &ReadoutStats) -> ReadoutRep
         stream_words: st.stream.map(|s| s.words),
         stream_clocks: st.stream.map(|s| s.clocks),
         stream_stalls: st.stream.map(|s| s.stalls),
+        records_via: st.records_via.map(|v| v.name()),
+        record_pops: st.record_words,
+        ring_words: st.ring_words,
+        records_dropped: st.records_dropped,
     }
 }
 
@@ -489,8 +501,86 @@ fn show(r: &ReadoutReport, json: bool) -> anyhow::Result<()> {
         _ => "by registers, ".to_string(),
     };
     println!(
-        "epoch {} ({} packets) -> {}: {how}{} reads, {} writes, {} bytes in {:.1} ms (~{:.0} ms of MMIO at 1 us per read)",
-        r.epoch, r.packets, r.path, r.reads, r.writes, r.bytes_read, r.elapsed_ms, r.mmio_ms_at_1us_per_read
+        "epoch {} ({} packets) -> {}: {how}{} reads, {} writes, {} bytes in {:.1} ms (~{:.0} ms of MMIO at 1 us per read){}",
+        r.epoch,
+        r.packets,
+        r.path,
+        r.reads,
+        r.writes,
+        r.bytes_read,
+        r.elapsed_ms,
+        r.mmio_ms_at_1us_per_read,
+        records_text(r)
     );
     Ok(())
+}
+
+/// "; records by ring (N ring words), D dropped by the NIC since reset", or by registers
+/// (N pops); empty without the per-switch half.
+fn records_text(r: &ReadoutReport) -> String {
+    let how = match r.records_via {
+        Some(via) if via == RecordsVia::Ring.name() => format!("by {via} ({} ring words)", r.ring_words),
+        Some(via) => format!("by {via} ({} pops)", r.record_pops),
+        None => return String::new(),
+    };
+    let dropped =
+        r.records_dropped.map_or(String::new(), |d| format!(", {d} dropped by the NIC since reset"));
+    format!("; records {how}{dropped}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
+    use smartnic_contract::key::FlowKey;
+    use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry, PerSwitchGeometry};
+    use smartnic_contract::regs::layout::FirmwareInfo;
+    use smartnic_contract::wire::record::{InflatedRecord, Record};
+    use smartnic_driver::emulated::EmulatedNic;
+    use smartnic_driver::readout::read_snapshot;
+
+    /// The report of one readout of a small per-switch device holding two records.
+    fn report(ring: bool) -> ReadoutReport {
+        let p = PerSwitchGeometry {
+            latency: LatencyTowerGeometry::from_cells(&[(8, 16, 4)], 0),
+            table: KeyTableGeometry::with_capacity(2),
+        };
+        let (t, s) = (TowerGeometry::from_widths_depths(&[(8, 8)]), SuMaxGeometry::with_depth(1, 2));
+        let mut nic = EmulatedNic::with_per_switch(FirmwareInfo::default(), &t, &s, &p);
+        if ring {
+            nic.enable_ring();
+        }
+        for i in 0..2u8 {
+            let flow = FlowKey::from_v4([10, 0, 0, i], [10, 0, 0, 9], 1, 2, 6);
+            nic.push_record(&Record::Inflated(InflatedRecord {
+                epoch: 0,
+                flow,
+                switch_id: 3,
+                latency_ns: 9,
+            }));
+        }
+        let map = DeviceMap::discover(&mut nic).unwrap();
+        let (snap, st) = read_snapshot(&mut nic, &map, &ReadoutConfig::default()).unwrap();
+        readout_report(Path::new("e.snap"), &snap, &st)
+    }
+
+    /// `device readout` says how the records came, in its line and in --json.
+    #[test]
+    fn the_readout_report_says_how_the_records_came() {
+        let r = report(true);
+        assert_eq!(records_text(&r), "; records by ring (8 ring words), 0 dropped by the NIC since reset");
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            (j["records_via"].as_str(), j["ring_words"].as_u64(), j["record_pops"].as_u64()),
+            (Some("ring"), Some(8), Some(0))
+        );
+        let r = report(false);
+        assert_eq!(records_text(&r), "; records by registers (14 pops), 0 dropped by the NIC since reset");
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            (j["records_via"].as_str(), j["ring_words"].as_u64(), j["record_pops"].as_u64()),
+            (Some("registers"), Some(0), Some(14))
+        );
+        assert_eq!(j["records_dropped"].as_u64(), Some(0));
+    }
 }

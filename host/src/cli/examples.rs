@@ -348,7 +348,9 @@ pub const PAGES: &[Page] = &[
         text: "The windows come as one readout stream (header, packed windows, CRC) on the card-to-host\n\
                channel when the bitstream has the readout-stream block and the device a channel (the\n\
                simulated NIC has one), else by one register read per counter; --registers and --stream\n\
-               choose. Both give the same snapshot.",
+               choose. Both give the same snapshot. The NIC's records come from the record ring when\n\
+               the device has one (no register read per record), else popped by registers; the report\n\
+               says which (--json: records_via, ring_words, record_pops, records_dropped).",
     },
 ];
 
