@@ -320,6 +320,59 @@ fn a_device_vanishing_at_any_read_of_a_ring_readout_is_device_gone() {
     }
 }
 
+/// The device and its ring as after a long run: RING_WORDS and the words taken both `k`
+/// further on (mod 2^32), as the NIC and the host count them.
+struct LongRun<'a> {
+    nic: &'a mut EmulatedNic,
+    k: u32,
+}
+
+impl RegisterAccess for LongRun<'_> {
+    fn bar_size(&self) -> u64 {
+        self.nic.bar_size()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        let v = self.nic.read32(offset)?;
+        let gone = v == u32::MAX;
+        Ok(if offset == stream_base(self.nic) + st::RING_WORDS && !gone { v.wrapping_add(self.k) } else { v })
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        self.nic.write32(offset, value)
+    }
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        Some(self)
+    }
+}
+
+impl RecordRing for LongRun<'_> {
+    fn taken(&self) -> u32 {
+        self.nic.taken().wrapping_add(self.k)
+    }
+    fn take(&mut self, words: u32, timeout: Duration) -> Result<Vec<u64>, AccessError> {
+        self.nic.take(words, timeout)
+    }
+}
+
+/// RING_WORDS and the words taken wrap at 2^32 together: records across the wrap arrive
+/// once; a device that vanished reads RING_WORDS as all ones and is named gone, not a
+/// ring that stalled, even where all ones minus the words taken looks like a small count.
+#[test]
+fn ring_counts_wrap_and_a_vanished_device_is_gone_whatever_was_taken() {
+    let (mut nic, map) = ring_device();
+    let k = u32::MAX - 5;
+    nic.push_record(&inflated(1));
+    nic.push_record(&inflated(2));
+    let (snap, stats) = read_snapshot(&mut LongRun { nic: &mut nic, k }, &map, &cfg()).unwrap();
+    assert_eq!((records_of(&snap), stats.ring_words), (&stream(&[inflated(1), inflated(2)])[..], 8));
+    assert_eq!(LongRun { nic: &mut nic, k }.taken(), 2, "taken wrapped past 2^32");
+    // RING_WORDS is the first read after the pass and the drain's MODE and TABLE_THRESHOLD.
+    let (mut nic, map) = ring_device();
+    nic.push_record(&inflated(3));
+    nic.vanish_after_reads(min_reads(&map) - 4);
+    let e = read_snapshot(&mut LongRun { nic: &mut nic, k: u32::MAX - 15 }, &map, &cfg()).unwrap_err();
+    assert!(e.to_string().starts_with("device gone"), "{e}");
+}
+
 /// The NIC's default geometry with ten records: the ring reads exactly `min_reads`
 /// (528,401), the register drain 70 more (528,471).
 #[test]

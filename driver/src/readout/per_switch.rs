@@ -30,6 +30,7 @@ use smartnic_contract::regs::per_switch::{
     RECORD_DROPPED, RECORD_POP, RECORD_WORDS, TABLE_MISSES, TABLE_THRESHOLD,
 };
 use smartnic_contract::regs::stream::{RING_CONTROL, RING_ENABLE, RING_WORDS};
+use smartnic_contract::regs::DEVICE_GONE;
 use smartnic_contract::shim::MAX_HOPS;
 use smartnic_contract::wire::record::{field, from_words, parse_stream};
 use smartnic_contract::wire::record_ring;
@@ -161,8 +162,8 @@ fn records<A: RegisterAccess + ?Sized>(
 /// Takes from the record ring exactly the words the NIC's channel accepted since the last
 /// readout (RING_WORDS - taken), checks they are whole records, then reads RECORD_DROPPED
 /// and STATUS. Damage is an error holding every byte taken; a count above
-/// [`MAX_RING_WORDS`] is refused before any take (after checking the device is still
-/// there: a lost device reads RING_WORDS as all ones).
+/// [`MAX_RING_WORDS`] is refused before any take; a RING_WORDS of all ones is checked
+/// against STATUS first (a lost device reads all ones), whatever was taken.
 fn take_ring<A: RegisterAccess + ?Sized>(
     d: &mut A,
     (base, epoch): (u32, u32),
@@ -171,10 +172,14 @@ fn take_ring<A: RegisterAccess + ?Sized>(
 ) -> Result<(Vec<u8>, Drained), ReadoutError> {
     d.write32(stream + RING_CONTROL, RING_ENABLE)?;
     let sent = d.read32(stream + RING_WORDS)?;
+    if sent == DEVICE_GONE {
+        // A count that can hold all ones (once every 2^32 words): STATUS says whether the
+        // device is gone, before trusting it.
+        live_status(d, epoch)?;
+    }
     let taken = ring_of(d)?.taken();
     let n = sent.wrapping_sub(taken);
     if n > MAX_RING_WORDS {
-        live_status(d, epoch)?;
         return Err(ReadoutError::RingWords { sent, taken, max: MAX_RING_WORDS });
     }
     let words = ring_of(d)?.take(n, timeout)?;
