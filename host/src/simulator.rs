@@ -190,6 +190,8 @@ pub fn replay(cfg: &ReplayConfig, progress: Progress) -> anyhow::Result<SimRepor
     set_mode(&mut dev, &map, cfg.mode)?;
     // The map records the insertion mode the snapshots will state: read it again.
     let map = DeviceMap::discover(&mut dev).context("the simulated NIC's register map")?;
+    // Records go to the host ring from the first packet (none wait for a readout).
+    smartnic_driver::readout::start_ring(&mut dev, &map).context("the simulated NIC's record ring")?;
     let total: u64 = dev.command("packets")?.trim().parse().context("simulator `packets` answer")?;
     let sizes = cfg.epochs.sizes(total)?;
     let readout = sim_readout_config();

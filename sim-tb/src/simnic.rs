@@ -166,9 +166,10 @@ impl HostRing {
     }
 }
 
-/// The simulated ring's default size: 512 KiB of host memory (16,384 inflated-latency
-/// records).
-pub const RING_WORDS_DEFAULT: usize = 1 << 16;
+/// The simulated ring's default size: 8 MiB of host memory (262,144 inflated-latency
+/// records), what a host gives a DMA ring; the driver empties it at each readout, and the
+/// congested lab epochs make up to ~100,000 records between two.
+pub const RING_WORDS_DEFAULT: usize = 1 << 20;
 
 /// Clocks per `Model::stream` call.
 const CHUNK: usize = 1 << 14;

@@ -159,6 +159,17 @@ fn records<A: RegisterAccess + ?Sized>(
     }
 }
 
+/// Turns the record ring on when the bitstream has the stream block and the device a ring
+/// (true), else changes nothing (false). A readout does it too; a host calls it before
+/// traffic so that records go to the ring from the first packet, not from the first
+/// readout (until then they wait in the NIC's buffer, which drops what finds it full).
+pub fn start_ring<A: RegisterAccess + ?Sized>(d: &mut A, map: &DeviceMap) -> Result<bool, AccessError> {
+    match map.stream {
+        Some(stream) if d.ring().is_some() => d.write32(stream + RING_CONTROL, RING_ENABLE).map(|_| true),
+        _ => Ok(false),
+    }
+}
+
 /// Takes from the record ring exactly the words the NIC's channel accepted since the last
 /// readout (RING_WORDS - taken), checks they are whole records, then reads RECORD_DROPPED
 /// and STATUS. Damage is an error holding every byte taken; a count above

@@ -21,7 +21,7 @@
 //! |---|---|---|---|
 //! | `clock`, `reset` | in | 1 | synchronous reset (the ring off, nothing held, `words` 0) |
 //! | `enable` | in | 1 | RING_CONTROL's ENABLE |
-//! | `head`, `head_valid`, `pop` | in, in, out | 32, 1, 1 | the record buffer's head word, and its pop |
+//! | `head`, `head_valid`, `pop` | in, in, out | 32, 1, 1 | the record buffer's head word, and its pop (a word is taken when both `pop` and `head_valid` are high) |
 //! | `head_first` | in | 1 | the buffer's head word starts a record (none is half popped) |
 //! | `tdata`, `tvalid`, `tready` | out, out, in | 64, 1, 1 | AXI-Stream master: the ring words (high half first in the stream) |
 //! | `on` | out | 1 | the ring owns the buffer's pops |
@@ -62,6 +62,7 @@ pub struct RingWriter {
     out_valid: DFF<Bit>,
     n_words: DFF<Bits<32>>,
     free: Signal<Local, Bit>,
+    want: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     header: Signal<Local, Bit>,
     last: Signal<Local, Bit>,
@@ -101,6 +102,7 @@ impl Default for RingWriter {
             out_valid: Default::default(),
             n_words: Default::default(),
             free: Default::default(),
+            want: Default::default(),
             take: Default::default(),
             header: Default::default(),
             last: Default::default(),
@@ -128,12 +130,18 @@ impl Logic for RingWriter {
         if self.header.val() & self.head_first.val() {
             self.on_q.d.next = self.enable.val();
         }
+        // `pop` asks for the head word; the buffer gives it only with `head_valid`. `pop`
+        // depends on no output of the buffer (whose pops it drives), so the two blocks form
+        // no combinational loop; while `on`, the ring is the buffer's only reader, so a
+        // record starts wherever `left` says.
         self.free.next = !self.out_valid.q.val() | self.tready.val();
-        self.take.next = self.on_q.q.val()
-            & self.head_valid.val()
-            & self.free.val()
-            & !(self.header.val() & !(self.enable.val() & self.head_first.val()));
-        self.pop.next = self.take.val();
+        self.want.next = self.on_q.q.val() & self.free.val() & !(self.header.val() & !self.enable.val());
+        // Written again from registers and ports only: Verilator splits this statement from
+        // the ones that read `head_valid` only if it shares no local with them.
+        self.pop.next = self.on_q.q.val()
+            & (!self.out_valid.q.val() | self.tready.val())
+            & !((self.left.q.val() == self.zero8.val()) & !self.enable.val());
+        self.take.next = self.want.val() & self.head_valid.val();
         self.rec_words.next = self.head.val().get_bits::<8>(self.words_at.val().index());
         if self.header.val() {
             self.last.next = self.rec_words.val() <= self.one8.val();

@@ -25,15 +25,16 @@ use smartnic::trace::gen::{self, GenConfig, ShimConfig};
 use smartnic::trace::Packet;
 use smartnic_contract::geometry::{marker, sumax_cell, InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::key::FlowKey;
-use smartnic_contract::regs::{epoch as epoch_regs, stats, tower as tower_regs};
+use smartnic_contract::regs::{epoch as epoch_regs, stats, stream as stream_regs, tower as tower_regs};
 use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
+use smartnic_contract::wire::record_ring;
 use smartnic_driver::access::{AccessError, RegisterAccess};
 use smartnic_driver::access::{C2hChannel, RecordRing};
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::blocks::PerSwitchConfig;
 use smartnic_driver::config::write_per_switch_config;
 use smartnic_driver::readout::{
-    min_reads, read_snapshot, ReadoutConfig, ReadoutPath, RecordsVia, StreamStats,
+    min_reads, read_snapshot, start_ring, ReadoutConfig, ReadoutPath, RecordsVia, StreamStats,
 };
 use smartnic_driver::snapshot::PerSwitchSection;
 use smartnic_driver::snapshot::Snapshot;
@@ -369,13 +370,18 @@ fn drained_records(snap: &Snapshot) -> Vec<InflatedRecord> {
     let Some(PerSwitchSection::Records { stream }) = snap.per_switch.get(2) else {
         panic!("epoch {}: no records section", snap.epoch)
     };
+    inflated(stream, &format!("epoch {}", snap.epoch))
+}
+
+/// The inflated-latency records of a record stream (`what` names it in a failure).
+fn inflated(stream: &[u8], what: &str) -> Vec<InflatedRecord> {
     let (records, err) = parse_stream(stream);
-    assert!(err.is_none(), "epoch {}: damaged record stream: {err:?}", snap.epoch);
+    assert!(err.is_none(), "{what}: damaged record stream: {err:?}");
     records
         .into_iter()
         .map(|r| match r {
             Record::Inflated(r) => r,
-            other => panic!("epoch {}: unexpected record {other:?}", snap.epoch),
+            other => panic!("{what}: unexpected record {other:?}"),
         })
         .collect()
 }
@@ -551,6 +557,33 @@ impl CoreRun {
         run.write_mode(mode);
         run.mode_of.insert(0, mode);
         run
+    }
+
+    /// The driver takes the records from the record ring (`on`), turned on now so that
+    /// records go to it from the next packet; or pops them over the BAR.
+    pub fn use_ring(&mut self, on: bool) {
+        if on {
+            self.ring = true;
+            assert!(start_ring(&mut self.nic, &self.dev).unwrap(), "the core has a record ring");
+        } else if self.ring {
+            self.ring = false;
+            self.stop_ring();
+        }
+    }
+
+    /// Turns the ring off as a host that stops using it does: ENABLE cleared, the record in
+    /// flight finished, and the words the ring got since the last readout taken, so the
+    /// records they hold count as drained.
+    fn stop_ring(&mut self) {
+        let stream = self.dev.stream.expect("the core has the stream block");
+        self.nic.write32(stream + stream_regs::RING_CONTROL, 0).unwrap();
+        self.nic.run(64);
+        let sent = self.nic.read32(stream + stream_regs::RING_WORDS).unwrap();
+        let n = sent.wrapping_sub(self.nic.taken());
+        let words = self.nic.take(n, std::time::Duration::from_secs(60)).unwrap();
+        let bytes = record_ring::decode(&words).unwrap_or_else(|e| panic!("the ring's last words: {e:?}"));
+        self.ring_words += n as u64;
+        self.drained.extend(inflated(&bytes, "the ring's last words"));
     }
 
     fn write_mode(&mut self, mode: InsertMode) {
