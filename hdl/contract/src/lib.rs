@@ -21,6 +21,7 @@
 //! | [`snapshot`] | identifiers and layout constants of the snapshot file |
 //! | [`vectors`] | the shared test-vector file format |
 //! | [`wire`] | header views, reprs and the one frame builder: every frame is read and built through them |
+//! | [`xdma`] | the PCIe DMA engine's card-to-host registers, descriptor and writeback (PG195) |
 
 pub mod board;
 pub mod frame;
@@ -35,6 +36,7 @@ pub mod regs;
 pub mod snapshot;
 pub mod vectors;
 pub mod wire;
+pub mod xdma;
 
 pub use wire::shim;
 
