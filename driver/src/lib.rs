@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`access`] | the `RegisterAccess` trait every back end implements, `AccessError`, the `Counting` wrapper |
 //! | [`backend`] | `FileBar`, `SysfsBar`, `VfioBar` and why opening one failed (`OpenError`) |
+//! | [`dma`] | the card-to-host channels by DMA: `DmaMemory`, the XDMA engine driven by its registers (`XdmaC2h`) or through the xdma driver's devices (`XdmaCdev`) |
 //! | [`discover`] | SmartNICs in sysfs: BDF, bound driver, IOMMU group, BAR 0 size, the steps to bind vfio-pci |
 //! | [`blocks`] | the register-block chain walked and decoded: firmware ID, sketch geometries, the per-switch block, windows (`DeviceMap`) |
 //! | [`config`] | the per-switch half's mode and thresholds, written and read back |
@@ -19,6 +20,7 @@ pub mod backend;
 pub mod blocks;
 pub mod config;
 pub mod discover;
+pub mod dma;
 pub mod emulated;
 pub mod readout;
 pub mod service;

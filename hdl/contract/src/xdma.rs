@@ -45,12 +45,12 @@ pub mod target {
 
 /// Base offset of C2H channel `ch`'s channel registers (PG195 "C2H Channel Registers (0x1)").
 pub const fn c2h_channel(ch: u32) -> u32 {
-    target::C2H_CHANNEL << 12 | ch * CHANNEL_STRIDE
+    (target::C2H_CHANNEL << 12) | (ch * CHANNEL_STRIDE)
 }
 
 /// Base offset of C2H channel `ch`'s SGDMA registers (PG195 "C2H SGDMA Registers (0x5)").
 pub const fn c2h_sgdma(ch: u32) -> u32 {
-    target::C2H_SGDMA << 12 | ch * CHANNEL_STRIDE
+    (target::C2H_SGDMA << 12) | (ch * CHANNEL_STRIDE)
 }
 
 /// Base offset of the SGDMA common registers (PG195 "SGDMA Common Registers (0x6)").
