@@ -16,7 +16,9 @@
 //!
 //! [`simbar::SimBar`] is the driver's Verilator back end: a model with an AXI4-Lite port
 //! as a `smartnic_driver::access::RegisterAccess`; [`simnic::SimNic`] is the whole simulated
-//! NIC (the core top with a packet source on its AXI-Stream port) behind the same trait.
+//! NIC (the core top with a packet source on its AXI-Stream port) behind the same trait;
+//! [`xdma::XdmaModel`] is a behavioural model of the board's PCIe DMA engine's card-to-host
+//! channels (registers, descriptors, writebacks, back-pressure), no Verilog.
 //!
 //! Models are built by [`build::build_model`] into `target/verilator/<block>-<hash>/` (see
 //! there for the cache) as a shared library with a small generated C++ harness. If Verilator
@@ -30,6 +32,7 @@ pub mod model;
 pub mod pipe;
 pub mod simbar;
 pub mod simnic;
+pub mod xdma;
 
 pub use build::{build_block, build_model, Dir, ModelBuild, Port};
 pub use model::{Model, PortId};

@@ -26,7 +26,8 @@ use super::{words_of, DmaError, DmaMemory};
 use crate::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
 use smartnic_contract::xdma::{
     c2h_channel, c2h_sgdma, channel, common, control, identifier, sgdma, Descriptor, Writeback,
-    DESCRIPTOR_BYTES, MAX_LEN, READOUT_CHANNEL, RING_CHANNEL, SGDMA_COMMON, WRITEBACK_BYTES,
+    DATA_WIDTH_BYTES, DESCRIPTOR_BYTES, MAX_LEN, READOUT_CHANNEL, RING_CHANNEL, SGDMA_COMMON,
+    WRITEBACK_BYTES,
 };
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -34,7 +35,8 @@ use std::time::{Duration, Instant};
 /// Buffers of the readout stream's chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamConfig {
-    /// Bytes per descriptor (a multiple of 8; at most PG195's 28-bit Len).
+    /// Bytes per descriptor (rounded down to a multiple of the data path's width; at most
+    /// PG195's 28-bit Len).
     pub buffer_bytes: u32,
 }
 
@@ -48,9 +50,9 @@ impl Default for StreamConfig {
 /// The record ring's buffers and numbering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RingConfig {
-    /// Buffers in the circular chain (the credits the engine can hold, at most 1023).
+    /// Buffers in the circular chain (1 to 1023: the credits one write can give).
     pub buffers: u32,
-    /// Bytes per buffer (a multiple of 16: whole ring words, records never split by padding).
+    /// Bytes per buffer (rounded down to a multiple of the data path's width).
     pub buffer_bytes: u32,
     /// The NIC's RING_WORDS when the ring starts: taken words are counted from here.
     pub taken: u32,
@@ -61,6 +63,12 @@ impl Default for RingConfig {
     fn default() -> Self {
         RingConfig { buffers: 64, buffer_bytes: 4096, taken: 0 }
     }
+}
+
+/// `bytes` made a valid C2H stream descriptor length: a multiple of the data path's width,
+/// at least one beat, at most PG195's 28-bit Len.
+fn whole(bytes: u32) -> u32 {
+    bytes.clamp(DATA_WIDTH_BYTES, MAX_LEN) / DATA_WIDTH_BYTES * DATA_WIDTH_BYTES
 }
 
 /// A chain of descriptors, their writeback slots and their buffers in DMA memory.
@@ -179,7 +187,8 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
     /// Checks both channels are stream C2H channels and starts the record ring (its channel
     /// runs from now on, as the NIC's ring does once RING_CONTROL is on).
     pub fn open(regs: R, mut mem: M, cfg: StreamConfig, ring: RingConfig) -> Result<Self, DmaError> {
-        let chain = Chain::alloc(&mut mem, ring.buffers as usize, ring.buffer_bytes)?;
+        let n = ring.buffers.clamp(1, sgdma::MAX_CREDITS_PER_WRITE) as usize;
+        let chain = Chain::alloc(&mut mem, n, whole(ring.buffer_bytes))?;
         let ring = Ring { chain, next: 0, seen: 0, ready: VecDeque::new(), taken: ring.taken };
         let stream = Stream { chain: None, armed: 0, words: 0, seen: 0, data: Vec::new() };
         let mut x = XdmaC2h { regs, mem, cfg, stream, ring };
@@ -228,6 +237,7 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
     /// resets its completed count).
     fn run(&mut self, ch: u32, first: u64) -> Result<(), DmaError> {
         let (c, s) = (c2h_channel(ch), c2h_sgdma(ch));
+        self.regs.write32(c + channel::CONTROL_W1C, channel::RUN)?;
         self.regs.write32(s + sgdma::DESC_LO, first as u32)?;
         self.regs.write32(s + sgdma::DESC_HI, (first >> 32) as u32)?;
         self.regs.write32(s + sgdma::DESC_ADJACENT, 0)?;
@@ -270,7 +280,7 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
     // ---- channel 0: the readout stream ----
 
     fn arm_stream(&mut self, words: usize) -> Result<(), DmaError> {
-        let room = self.cfg.buffer_bytes.clamp(8, MAX_LEN) & !7;
+        let room = whole(self.cfg.buffer_bytes);
         let n = (words.max(1) * 8).div_ceil(room as usize);
         let fits = self.stream.chain.as_ref().is_some_and(|c| c.bufs.len() >= n && c.room == room);
         if !fits {
@@ -280,7 +290,6 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
         chain.link(&mut self.mem, n, false)?;
         let first = chain.desc_at(0);
         self.regs.write32(SGDMA_COMMON + common::CREDIT_MODE_W1C, common::c2h_credit_bit(READOUT_CHANNEL))?;
-        self.regs.write32(c2h_channel(READOUT_CHANNEL) + channel::CONTROL_W1C, channel::RUN)?;
         self.stream = Stream { chain: self.stream.chain.take(), armed: n, words, seen: 0, data: Vec::new() };
         self.run(READOUT_CHANNEL, first)
     }

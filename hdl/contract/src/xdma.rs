@@ -35,6 +35,10 @@ pub const READOUT_CHANNEL: u32 = 0;
 pub const RING_CHANNEL: u32 = 1;
 /// The engine's channels per direction (PG195: up to four).
 pub const MAX_CHANNELS: u32 = 4;
+/// Bytes of the board's C2H AXI4-Stream data path (256 bits at 250 MHz for PCIe Gen3 x8).
+/// A C2H stream descriptor's Len must be a multiple of it (PG195 "C2H Channel Status
+/// (0x40)": invalid_length).
+pub const DATA_WIDTH_BYTES: u32 = 32;
 
 /// Target field (address bits 15:12) of each register group.
 pub mod target {
