@@ -24,6 +24,11 @@ pub struct BlockDef {
 /// Every block the generator knows, in dependency order.
 pub const BLOCKS: &[BlockDef] = &[
     BlockDef {
+        name: "si5324_init",
+        about: "VC709 SFP+ reference clock bring-up: the Si5324 start-up sequence over I2C at 100 kHz from the 200 MHz system clock",
+        verilog: || flow::to_verilog("si5324_init", &mut crate::board::si5324_init::vc709()),
+    },
+    BlockDef {
         name: "hash",
         about: "CRC-32 hash unit: family member 0, 16-bit index (TowerSketch array 0), latency 2",
         verilog: hash_verilog,

@@ -7,7 +7,8 @@
 //! | [`arith`] | pipelined LUT arithmetic bit-exact with `contract::lut` (log2, exp2, mul/div by log-add-exp and by direct tables, multiplicative encoder and decoder, SuMax delay bins) |
 //! | [`parser`] | line-rate packet parser: AXI-Stream 64-bit in, one descriptor (class, flow key, length, timestamp, INT delay) per frame |
 //! | [`per_switch`] | the per-switch half: the hop-keyed latency tower (count and latency-sum cells), the inflated-latency detector, the hop serializer, the flow-key table |
-//! | [`readout`] | the readout-stream engine: the idle bank of every window as one packed, CRC-checked stream for the card-to-host DMA channel |
+//! | [`readout`] | the card-to-host engines: the readout stream (the idle bank of every window, packed and CRC-checked) and the record ring (the record stream as it is made) |
+//! | [`board`] | the VC709 board's blocks around the core: the Si5324 (SFP+ reference clock) bring-up over I2C |
 //! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
 //! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch and SuMax pipelines (one bank, and two banks under the epoch engine) |
 //! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch and two-bank SuMax (with the delay-bin unit) under one epoch engine, statistics, AXI4-Lite register file with the readout windows |
@@ -21,6 +22,7 @@ pub use smartnic_contract as contract;
 
 pub mod arith;
 pub mod blocks;
+pub mod board;
 pub mod core_top;
 pub mod flow;
 pub mod hash;

@@ -321,10 +321,14 @@ pub struct Clock {
     pub period_ps: u32,
 }
 
+/// The system clock's period in picoseconds (200 MHz): what the board's housekeeping
+/// blocks (the Si5324 bring-up) run on.
+pub const SYS_CLK_PS: u32 = 5_000;
+
 /// The board's input clocks: 200 MHz system clock, 100 MHz PCIe reference, 156.25 MHz SFP+
 /// reference (the Si5324 output programmed by [`si5324::INIT`]).
 pub const CLOCKS: &[Clock] = &[
-    Clock { name: "sys_clk", port: "sys_clk_p", period_ps: 5_000 },
+    Clock { name: "sys_clk", port: "sys_clk_p", period_ps: SYS_CLK_PS },
     Clock { name: "pcie_refclk", port: "pcie_refclk_p", period_ps: 10_000 },
     Clock { name: "sfp_refclk", port: "sfp_refclk_p", period_ps: 6_400 },
 ];
@@ -528,6 +532,15 @@ pub mod si5324 {
     pub const MUX_CHANNEL: u8 = 7;
     /// Si5324 7-bit I2C address.
     pub const ADDR: u8 = 0x68;
+    /// The I2C bus rate of the init block (the PCA9548 and the Si5324 both allow 400 kHz).
+    pub const I2C_HZ: u64 = 100_000;
+    /// How long the init block holds the mux and the Si5324 in reset, then waits before its
+    /// first transaction, in microseconds: margins of our choosing, far above the reset
+    /// pulse and the ready time after reset such devices need (check the Si5324 datasheet
+    /// before tightening them).
+    pub const RESET_HOLD_US: u64 = 1_000;
+    pub const SETTLE_US: u64 = 20_000;
+
     /// The crystal on XA/XB, in Hz.
     pub const XTAL_HZ: u64 = 114_285_000;
     /// The output frequency the sequence programs, in Hz.

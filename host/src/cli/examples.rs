@@ -279,8 +279,8 @@ pub const PAGES: &[Page] = &[
                16 ns resolution and, as (ns), on ns latencies; records counts the inflated-latency\n\
                records the NICs delivered. Memory is per NIC. With --nic, each host's capture is\n\
                replayed through the simulated NIC (the Verilator core, banks swapped at the split)\n\
-               and the same tasks are answered from its snapshot files: they equal the model's\n\
-               rows except where the NIC's record buffer dropped records between readouts.",
+               and the same tasks are answered from its snapshot files (records from its record\n\
+               ring): they equal the model's rows.",
     },
     Page {
         path: &["lab", "topo"],
