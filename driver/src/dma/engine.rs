@@ -327,12 +327,21 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
                 return Err(DmaError::Overrun { words: self.stream.words }.into());
             }
             if Instant::now() >= deadline {
-                self.regs.write32(c2h_channel(READOUT_CHANNEL) + channel::CONTROL_W1C, channel::RUN)?;
-                return Err(AccessError::StreamTimeout {
-                    waited: timeout,
-                    words: self.stream.data.len() / 8,
-                });
+                return Err(self.stream_timeout(timeout));
             }
+        }
+    }
+
+    /// Stops a stream that did not end in time and counts every word that reached the host
+    /// (stopping closes the open descriptor with what it holds).
+    fn stream_timeout(&mut self, timeout: Duration) -> AccessError {
+        let counted = self.halt(READOUT_CHANNEL, Instant::now() + timeout).and_then(|_| {
+            let (_, completed) = self.poll(READOUT_CHANNEL, self.stream.seen)?;
+            self.harvest_stream(completed)
+        });
+        match counted {
+            Ok(_) => AccessError::StreamTimeout { waited: timeout, words: self.stream.data.len() / 8 },
+            Err(e) => e.into(),
         }
     }
 
@@ -349,9 +358,11 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
         Ok(())
     }
 
-    /// Copies out every ring descriptor completed since the last harvest and gives their
-    /// credits back; the number harvested.
-    fn harvest_ring(&mut self) -> Result<u32, DmaError> {
+    /// Copies out every ring descriptor completed since the last harvest and, while the
+    /// channel runs (`credit`), gives their credits back; the number harvested. (A stopped
+    /// channel gets all its credits at the restart: credits given now would add to those
+    /// and let the engine refill buffers the host has not copied out.)
+    fn harvest_ring(&mut self, credit: bool) -> Result<u32, DmaError> {
         let (_, completed) = self.poll(RING_CHANNEL, self.ring.seen)?;
         let n = completed - self.ring.seen;
         for _ in 0..n {
@@ -360,7 +371,7 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
             self.ring.next = (self.ring.next + 1) % self.ring.chain.bufs.len();
         }
         self.ring.seen = completed;
-        if n > 0 {
+        if credit && n > 0 {
             self.regs.write32(c2h_sgdma(RING_CHANNEL) + sgdma::DESC_CREDITS, n)?;
         }
         Ok(n)
@@ -372,7 +383,7 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
         if !self.halt(RING_CHANNEL, deadline)? {
             return Ok(false);
         }
-        self.harvest_ring()?;
+        self.harvest_ring(false)?;
         self.start_ring()?;
         Ok(true)
     }
@@ -380,7 +391,7 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
     fn take_ring(&mut self, words: u32, timeout: Duration) -> Result<Vec<u64>, AccessError> {
         let deadline = Instant::now() + timeout;
         loop {
-            let got = self.harvest_ring()?;
+            let got = self.harvest_ring(true)?;
             if self.ring.ready.len() >= words as usize {
                 self.ring.taken = self.ring.taken.wrapping_add(words);
                 return Ok(self.ring.ready.drain(..words as usize).collect());
