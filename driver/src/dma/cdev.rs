@@ -91,6 +91,20 @@ impl Reader {
         }
         Ok(true)
     }
+
+    /// Forgets what a previous stream left: bytes read and not returned, and the answer of a
+    /// read that outlived its wait. A read still running is refused: its answer would be
+    /// taken for the next stream's start.
+    fn discard(&mut self) -> Result<(), DmaError> {
+        if self.outstanding {
+            match self.got.try_recv() {
+                Ok(_) => self.outstanding = false,
+                Err(_) => return Err(DmaError::CdevBusy { path: self.path.clone() }),
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
 }
 
 /// The reader thread: one read per request (at most the bytes asked for), answered with
@@ -142,6 +156,7 @@ impl XdmaCdev {
 
 impl C2hChannel for XdmaCdev {
     fn arm(&mut self, words: usize) -> Result<(), AccessError> {
+        self.stream.discard()?;
         self.words = words;
         Ok(())
     }

@@ -93,6 +93,12 @@ pub enum DmaError {
         #[source]
         source: std::io::Error,
     },
+    /// A read of a timed-out stream is still running on the device.
+    #[error(
+        "a read of the previous readout stream is still running on {path} (it timed out); \
+         the xdma driver ends it at its own timeout: retry the readout after it"
+    )]
+    CdevBusy { path: String },
     /// A read of a C2H character device failed.
     #[error("read of {path} failed: {source}")]
     CdevRead {
