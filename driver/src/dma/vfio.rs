@@ -1,6 +1,10 @@
 //! [`VfioDma`]: DMA memory mapped for the device through the VFIO IOMMU (pci-driver's
 //! `PciIommu::map`): anonymous memory of this process, given bus addresses (IOVAs) from
 //! the IOMMU's valid ranges, bumped upwards, never reused while the memory lives.
+//!
+//! It holds the device's VFIO container, not the device, so the BAR access that drives the
+//! DMA engine (its register space is BAR `smartnic_contract::xdma::DMA_BAR`) can own the
+//! device beside it. Not yet run on a board.
 
 use super::{DmaError, DmaMemory};
 use memmap2::MmapMut;
@@ -27,8 +31,9 @@ impl VfioDma {
     /// DMA memory for `device` (every device of its VFIO container can reach it).
     pub fn new(device: &VfioPciDevice) -> Result<Self, DmaError> {
         let container = Arc::clone(device.container());
+        // Never IOVA 0: a zeroed descriptor's addresses must point at nothing.
         let next =
-            device.iommu().valid_iova_ranges().first().map(|r| r.start.max(1 << 32)).ok_or_else(|| {
+            device.iommu().valid_iova_ranges().first().map(|r| r.start.max(4096)).ok_or_else(|| {
                 DmaError::Alloc { len: 0, what: "the IOMMU offers no IOVA range for the device".into() }
             })?;
         Ok(VfioDma { container, maps: Vec::new(), next })

@@ -25,6 +25,11 @@
 //!   0x04  Length            bytes written by the descriptor
 //! ```
 
+/// The BAR of the DMA register space: with the PCIe to AXI4-Lite master on BAR0 (the
+/// register file, `constraints/build.tcl`) and 32-bit BARs, the DMA is BAR1 (PG195 "Target
+/// Bridge", its 32-bit BAR table; 64-bit BARs would put it at BAR2).
+pub const DMA_BAR: u8 = 1;
+
 /// Stride between the per-channel register groups of one target.
 pub const CHANNEL_STRIDE: u32 = 0x100;
 /// Bytes of the DMA register space the host maps (four targets' worth is far less; the
@@ -35,9 +40,10 @@ pub const READOUT_CHANNEL: u32 = 0;
 pub const RING_CHANNEL: u32 = 1;
 /// The engine's channels per direction (PG195: up to four).
 pub const MAX_CHANNELS: u32 = 4;
-/// Bytes of the board's C2H AXI4-Stream data path (256 bits at 250 MHz for PCIe Gen3 x8).
-/// A C2H stream descriptor's Len must be a multiple of it (PG195 "C2H Channel Status
-/// (0x40)": invalid_length).
+/// Bytes of the board's C2H AXI4-Stream data path (256 bits at 250 MHz for PCIe Gen3 x8:
+/// `axi_data_width {256_bit}`, `axisten_freq {250}` in `constraints/build.tcl`). A C2H
+/// stream descriptor's Len must be a multiple of it (PG195 "C2H Channel Status (0x40)":
+/// invalid_length).
 pub const DATA_WIDTH_BYTES: u32 = 32;
 
 /// Target field (address bits 15:12) of each register group.
