@@ -263,3 +263,23 @@ fn a_completed_count_that_goes_backwards_is_named() {
     assert!(matches!(dma_error(&e), DmaError::CountBackwards { channel: 1, before: 2, after: 1 }), "{e}");
     assert!(e.to_string().contains("from 2 to 1"), "{e}");
 }
+
+/// A DMA BAR that reads all ones (the card is gone) is named so at open.
+#[test]
+fn a_lost_device_is_named_at_open() {
+    struct Gone;
+    impl RegisterAccess for Gone {
+        fn bar_size(&self) -> u64 {
+            1 << 16
+        }
+        fn read32(&mut self, _: u32) -> Result<u32, AccessError> {
+            Ok(u32::MAX)
+        }
+        fn write32(&mut self, _: u32, _: u32) -> Result<(), AccessError> {
+            Ok(())
+        }
+    }
+    let e =
+        XdmaC2h::open(Gone, HeapDma::new(), StreamConfig::default(), RingConfig::default()).err().unwrap();
+    assert!(matches!(e, DmaError::Access(AccessError::DeviceGone { offset: 0x1000 })), "{e}");
+}

@@ -225,7 +225,7 @@ impl<R: RegisterAccess, M: DmaMemory> XdmaC2h<R, M> {
     }
 
     fn check_identifier(&mut self, ch: u32) -> Result<(), DmaError> {
-        let found = self.regs.read32(c2h_channel(ch) + channel::IDENTIFIER)?;
+        let found = self.regs.read32_live(c2h_channel(ch) + channel::IDENTIFIER)?;
         let want = identifier::c2h_stream(ch);
         if found & identifier::MASK != want {
             return Err(DmaError::Identifier { channel: ch, found, want, mask: identifier::MASK });
