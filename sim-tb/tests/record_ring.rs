@@ -37,7 +37,7 @@ fn ring_words_are_the_contract_encoding_of_whole_records() {
     m.set_by_name("reset", 1);
     m.tick();
     m.set_by_name("reset", 0);
-    let mut rng = common::Operands::new(0x5EED_0F21_40);
+    let mut rng = common::Operands::new(0x005E_ED0F_2140);
     let lens = [7, 7, 1, 2, 3, 7, 7, 7];
     let mut buffer: VecDeque<u32> = VecDeque::new();
     let (mut made, mut by_ring, mut by_regs, mut sent) = (0u32, Vec::new(), Vec::new(), Vec::new());

@@ -241,10 +241,8 @@ impl Logic for Si5324Init {
         } else if self.state.q.val() == self.st_start.val() {
             // Both lines high (idle), SDA falls while SCL is high, then SCL falls.
             if self.tick.val() {
-                if self.quarter.q.val() == self.q[0].val() {
-                    if !self.sda_in.val() | !self.scl_in.val() {
-                        self.state.d.next = self.st_error.val();
-                    }
+                if (self.quarter.q.val() == self.q[0].val()) & (!self.sda_in.val() | !self.scl_in.val()) {
+                    self.state.d.next = self.st_error.val();
                 }
                 if self.quarter.q.val() == self.q[1].val() {
                     self.sda_q.d.next = true;
@@ -313,7 +311,6 @@ impl Logic for Si5324Init {
                 }
             }
         }
-
         if self.reset.val() {
             self.state.d.next = self.st_hold.val();
             self.idx.d.next = self.zero_step.val();
