@@ -21,13 +21,13 @@ create_project -in_memory -part $board_part
 set_property target_language Verilog [current_project]
 
 # DMA/Bridge Subsystem for PCI Express (XDMA, PG195) on the Virtex-7 XT Gen3 block: x8 at
-# 8.0 GT/s from the 100 MHz edge-connector clock, 256-bit AXI-Stream at 250 MHz, one
-# card-to-host channel (wnum; the host-to-card side cannot be zero, one channel is left
-# unused), and the AXI4-Lite master on BAR0 onto the register file the driver reads. The
+# 8.0 GT/s from the 100 MHz edge-connector clock, 256-bit AXI-Stream at 250 MHz, two
+# card-to-host channels (wnum: the readout stream and the record ring, from the contract;
+# the host-to-card side cannot be zero, one channel is left unused), and the AXI4-Lite master on BAR0 onto the register file the driver reads. The
 # PCIe block at X0Y1 is the one next to quads 114/115 (Xilinx's VC709 Gen3 x8 example XDC).
 # CONFIG names as in PG195's TCL examples and Vivado's xdma component.
 proc create_xdma {ip_dir} {
-    global pci_vendor_id pci_device_id axil_bar_size axil_bar_scale
+    global pci_vendor_id pci_device_id axil_bar_size axil_bar_scale c2h_channels
     create_ip -name xdma -vendor xilinx.com -library ip -module_name xdma_0 -dir $ip_dir
     set_property -dict [list \
         CONFIG.mode_selection {Advanced} \
@@ -38,7 +38,7 @@ proc create_xdma {ip_dir} {
         CONFIG.axi_data_width {256_bit} \
         CONFIG.axisten_freq {250} \
         CONFIG.xdma_axi_intf_mm {AXI_Stream} \
-        CONFIG.xdma_wnum_chnl {1} \
+        CONFIG.xdma_wnum_chnl $c2h_channels \
         CONFIG.xdma_rnum_chnl {1} \
         CONFIG.axilite_master_en {true} \
         CONFIG.axilite_master_size $axil_bar_size \

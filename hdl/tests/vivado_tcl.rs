@@ -128,11 +128,12 @@ fn build_tcl_creates_the_ip_reads_the_sources_and_writes_reports_and_bitstream()
         ("CONFIG.axi_data_width", "256_bit"),
         ("CONFIG.axisten_freq", "250"),
         ("CONFIG.xdma_axi_intf_mm", "AXI_Stream"),
-        ("CONFIG.xdma_wnum_chnl", "1"),
         ("CONFIG.axilite_master_en", "true"),
     ] {
         assert_eq!(x.get(k).map(String::as_str), Some(v), "xdma {k}");
     }
+    let channels = smartnic_contract::xdma::C2H_CHANNELS.to_string();
+    assert_eq!(x["CONFIG.xdma_wnum_chnl"], channels, "card-to-host channels from the contract");
     assert_eq!(x["CONFIG.vendor_id"], format!("{PCI_VENDOR_ID:04X}"), "vendor ID from the contract");
     assert_eq!(x["CONFIG.pf0_device_id"], format!("{PCI_DEVICE_ID:04X}"), "device ID from the contract");
     let bar =

@@ -18,7 +18,9 @@
 //! as a `smartnic_driver::access::RegisterAccess`; [`simnic::SimNic`] is the whole simulated
 //! NIC (the core top with a packet source on its AXI-Stream port) behind the same trait;
 //! [`xdma::XdmaModel`] is a behavioural model of the board's PCIe DMA engine's card-to-host
-//! channels (registers, descriptors, writebacks, back-pressure), no Verilog.
+//! channels (registers, descriptors, writebacks, back-pressure), no Verilog;
+//! [`simnic_dma`] puts it at the end of the simulated NIC's two card-to-host channels, so
+//! the driver reads the NIC out by DMA with its own descriptor code.
 //!
 //! Models are built by [`build::build_model`] into `target/verilator/<block>-<hash>/` (see
 //! there for the cache) as a shared library with a small generated C++ harness. If Verilator
@@ -32,6 +34,7 @@ pub mod model;
 pub mod pipe;
 pub mod simbar;
 pub mod simnic;
+pub mod simnic_dma;
 pub mod xdma;
 
 pub use build::{build_block, build_model, Dir, ModelBuild, Port};

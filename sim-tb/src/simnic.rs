@@ -39,11 +39,13 @@
 //! ```
 use crate::model::{Model, PortId};
 use crate::simbar::{Fabric, SimBar};
+use crate::xdma::{Timing, XdmaModel};
 use smartnic::trace::frame::{
     parse_frame, FrameClass, LINKTYPE_ETHERNET, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_RAW,
 };
 use smartnic_contract::frame::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use smartnic_driver::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
+use smartnic_driver::dma::HeapDma;
 use smartnic_hdl::regs::axil::PORT_PREFIX;
 use smartnic_hdl::regs::RegMap;
 use std::collections::VecDeque;
@@ -198,6 +200,9 @@ pub struct NicFabric {
     ring_ready: bool,
     /// Clocks of the rows being built whose `ring_tready` is high (each may bring a word).
     ring_promised: u64,
+    /// The board's DMA engine at the end of both channels instead of the ideal buffers
+    /// ([`SimNic::attach_xdma`]).
+    pub xdma: Option<XdmaModel<HeapDma>>,
 }
 
 impl NicFabric {
@@ -241,6 +246,7 @@ impl NicFabric {
             ring: HostRing { words: VecDeque::new(), capacity: RING_WORDS_DEFAULT, taken: 0 },
             ring_ready: true,
             ring_promised: 0,
+            xdma: None,
         }
     }
 
@@ -303,6 +309,11 @@ impl NicFabric {
     /// counts on a word for every row it was ready in, until the rows have run).
     fn next_row_c2h(&mut self) -> ([u32; IN_ROW], bool) {
         let (mut row, last) = self.next_row();
+        if let Some(x) = &self.xdma {
+            // One row at a time: the engine's `tready` of this clock.
+            (row[8], row[9]) = (x.ready(0) as u32, x.ready(1) as u32);
+            return (row, last);
+        }
         row[8] = self.c2h.next_ready() as u32;
         let ring = self.ring.room(self.ring_promised);
         row[9] = ring as u32;
@@ -314,9 +325,20 @@ impl NicFabric {
     /// channel's `tvalid`, `tlast` and `tdata` words (taken if `c2h_ready` was driven).
     fn observe(&mut self, o: &[u32]) {
         let data = o[9] as u64 | (o[10] as u64) << 32;
-        self.c2h.take(o[7] == 1, o[8] == 1, data, self.c2h_ready);
-        if o[11] == 1 && self.ring_ready {
-            self.ring.words.push_back(o[12] as u64 | (o[13] as u64) << 32);
+        let ring = o[12] as u64 | (o[13] as u64) << 32;
+        if let Some(x) = &mut self.xdma {
+            if o[7] == 1 && self.c2h_ready {
+                x.push(0, data, o[8] == 1).expect("the engine was ready this clock");
+            }
+            if o[11] == 1 && self.ring_ready {
+                x.push(1, ring, false).expect("the engine was ready this clock");
+            }
+            x.step();
+        } else {
+            self.c2h.take(o[7] == 1, o[8] == 1, data, self.c2h_ready);
+            if o[11] == 1 && self.ring_ready {
+                self.ring.words.push_back(ring);
+            }
         }
         if o[0] != 1 {
             self.stats.tready_low += 1;
@@ -372,11 +394,13 @@ impl NicFabric {
         ];
         let (mut ran, mut ended) = (0u64, 0u64);
         let mut rows = Vec::with_capacity(CHUNK * IN_ROW);
+        // With the DMA engine attached, its `tready` is known one clock at a time.
+        let chunk = if self.xdma.is_some() { 1 } else { CHUNK };
         while ran < max && !stop(self, ended) {
             rows.clear();
             self.ring_promised = 0;
             let mut n = 0;
-            while n < CHUNK && ran + (n as u64) < max {
+            while n < chunk && ran + (n as u64) < max {
                 let (row, last) = self.next_row_c2h();
                 rows.extend_from_slice(&row);
                 n += 1;
@@ -403,8 +427,11 @@ impl NicFabric {
         // ring if it has room).
         let [lo, hi] = [self.now as u32, (self.now >> 32) as u32];
         self.ring_promised = 0;
-        let ring = self.ring.room(0) as u32;
-        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi, 1, ring]);
+        let (c2h, ring) = match &self.xdma {
+            Some(x) => (x.ready(0) as u32, x.ready(1) as u32),
+            None => (1, self.ring.room(0) as u32),
+        };
+        self.drive(m, &[0, 0, 0, 0, 0, 0, lo, hi, c2h, ring]);
         ran
     }
 }
@@ -546,6 +573,21 @@ impl SimNic {
 const C2H_STEP: u64 = 4096;
 
 impl SimNic {
+    /// Puts the board's DMA engine (the behavioural XDMA model, its descriptors and buffers
+    /// in `mem`) at the end of both card-to-host channels instead of the ideal host buffers;
+    /// the NIC then has no [`C2hChannel`] or [`RecordRing`] of its own: the driver's
+    /// `XdmaC2h` reaches the engine's registers ([`crate::simnic_dma`]). The clock then runs
+    /// one row per call into the model, as the engine's `tready` is known a clock at a time.
+    pub fn attach_xdma(&mut self, mem: HeapDma) {
+        let timing = Timing { clocks_per_access: 0, ..Timing::default() };
+        self.bar.fabric.xdma = Some(XdmaModel::new(mem, timing));
+    }
+
+    /// The attached DMA engine.
+    pub fn xdma(&mut self) -> Option<&mut XdmaModel<HeapDma>> {
+        self.bar.fabric.xdma.as_mut()
+    }
+
     /// The host ring holds `words` words from now on (at least 1): a small ring that is not
     /// read makes the NIC's record buffer fill and drop.
     pub fn set_ring_capacity(&mut self, words: usize) {
@@ -612,10 +654,16 @@ impl RegisterAccess for SimNic {
         self.bar.write32(offset, value)
     }
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
-        Some(self)
+        match self.bar.fabric.xdma {
+            None => Some(self),
+            Some(_) => None,
+        }
     }
     fn ring(&mut self) -> Option<&mut dyn RecordRing> {
-        Some(self)
+        match self.bar.fabric.xdma {
+            None => Some(self),
+            Some(_) => None,
+        }
     }
 }
 

@@ -431,6 +431,7 @@ pub fn params_tcl() -> String {
         ("pci_device_id", format!("{PCI_DEVICE_ID:04X}")),
         ("axil_bar_size", bar_size_and_scale(register_bar_bytes()).0.to_string()),
         ("axil_bar_scale", bar_size_and_scale(register_bar_bytes()).1.to_string()),
+        ("c2h_channels", crate::xdma::C2H_CHANNELS.to_string()),
         ("flash_interface", flash::INTERFACE.to_string()),
         ("flash_size_mb", flash::SIZE_MB.to_string()),
         ("flash_part", flash::PART.to_string()),

@@ -38,6 +38,10 @@ pub const REG_SPACE: u64 = 0x1_0000;
 /// The card-to-host channels the NIC uses: the readout stream and the record ring.
 pub const READOUT_CHANNEL: u32 = 0;
 pub const RING_CHANNEL: u32 = 1;
+/// Card-to-host channels the NIC's engine is built with: the readout stream and the record
+/// ring (the bitstream's `xdma_wnum_chnl`).
+pub const C2H_CHANNELS: u32 = 2;
+const _: () = assert!(READOUT_CHANNEL < C2H_CHANNELS && RING_CHANNEL < C2H_CHANNELS);
 /// The engine's channels per direction (PG195: up to four).
 pub const MAX_CHANNELS: u32 = 4;
 /// Bytes of the board's C2H AXI4-Stream data path (256 bits at 250 MHz for PCIe Gen3 x8:

@@ -1,0 +1,94 @@
+//! The simulated NIC read out by DMA: its card-to-host channels end in the board's DMA
+//! engine (the behavioural XDMA model, [`crate::xdma`]) and the driver's own `XdmaC2h`
+//! programs that engine through its registers, exactly as on the board. The NIC is shared
+//! ([`SharedNic`]) between the two register spaces the driver sees: the core's BAR
+//! ([`NicBar`]) and the engine's ([`NicDmaBar`], whose every access lasts
+//! [`DMA_ACCESS_CLOCKS`] core clocks, the NIC running meanwhile).
+//!
+//! ```no_run
+//! use smartnic_driver::blocks::DeviceMap;
+//! use smartnic_driver::readout::{read_snapshot, ReadoutConfig};
+//! use smartnic_sim_tb::simnic::SimNic;
+//! use smartnic_sim_tb::simnic_dma::dma_nic;
+//! let (nic, mut dev) = dma_nic(SimNic::new().unwrap()).unwrap();
+//! let map = DeviceMap::discover(&mut dev).unwrap();
+//! let (snap, stats) = read_snapshot(&mut dev, &map, &ReadoutConfig::default()).unwrap();
+//! ```
+use crate::simnic::SimNic;
+use smartnic_driver::access::{AccessError, RegisterAccess};
+use smartnic_driver::dma::{DmaError, HeapDma, RingConfig, StreamConfig, WithDma, XdmaC2h};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The simulated NIC, shared by the core's BAR and the DMA engine's registers.
+pub type SharedNic = Rc<RefCell<SimNic>>;
+
+/// Core clocks one access to the engine's registers lasts (a PCIe round trip is far longer;
+/// the figure only paces the simulation while the driver polls).
+pub const DMA_ACCESS_CLOCKS: u64 = 8;
+
+/// The core's BAR of a [`SharedNic`].
+pub struct NicBar(pub SharedNic);
+
+impl RegisterAccess for NicBar {
+    fn bar_size(&self) -> u64 {
+        self.0.borrow().bar_size()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        self.0.borrow_mut().read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        self.0.borrow_mut().write32(offset, value)
+    }
+}
+
+/// The DMA engine's registers of a [`SharedNic`] (see the module docs).
+pub struct NicDmaBar(pub SharedNic);
+
+impl NicDmaBar {
+    fn engine<T>(&mut self, f: impl FnOnce(&mut dyn RegisterAccess) -> T) -> T {
+        let mut nic = self.0.borrow_mut();
+        nic.run(DMA_ACCESS_CLOCKS);
+        f(nic.xdma().expect("the NIC has its DMA engine attached"))
+    }
+}
+
+impl RegisterAccess for NicDmaBar {
+    fn bar_size(&self) -> u64 {
+        smartnic_driver::contract::xdma::REG_SPACE
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
+        self.engine(|e| e.read32(offset))
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
+        self.engine(|e| e.write32(offset, value))
+    }
+}
+
+/// The driver's view of a NIC read out by DMA: the core's BAR with the engine's channels.
+pub type DmaNic = WithDma<NicBar, XdmaC2h<NicDmaBar, HeapDma>>;
+
+/// Attaches the DMA engine to `nic` and opens its channels with the driver's `XdmaC2h`
+/// (default buffers); returns the shared NIC (for the test's own use: frames, clocks) and
+/// the device the driver reads.
+pub fn dma_nic(mut nic: SimNic) -> Result<(SharedNic, DmaNic), DmaError> {
+    let mem = HeapDma::new();
+    nic.attach_xdma(mem.clone());
+    let at = ring_words_offset(&mut nic)?;
+    let taken = nic.read32(at)?;
+    let shared = Rc::new(RefCell::new(nic));
+    let ring = RingConfig { taken, ..RingConfig::default() };
+    let dma = XdmaC2h::open(NicDmaBar(shared.clone()), mem, StreamConfig::default(), ring)?;
+    Ok((shared.clone(), WithDma { bar: NicBar(shared), dma }))
+}
+
+/// RING_WORDS of the NIC's stream block.
+fn ring_words_offset(nic: &mut SimNic) -> Result<u32, AccessError> {
+    let map = smartnic_driver::blocks::DeviceMap::discover(nic)
+        .map_err(|e| AccessError::Command { line: "discover".into(), message: e.to_string() })?;
+    let stream = map.stream.ok_or(AccessError::Command {
+        line: "discover".into(),
+        message: "the NIC has no stream block".into(),
+    })?;
+    Ok(stream + smartnic_driver::contract::regs::stream::RING_WORDS)
+}
