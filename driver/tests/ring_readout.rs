@@ -6,11 +6,12 @@
 //! record the ring frames but the stream refuses, the device vanishing) is an error that
 //! names it, with no snapshot file written and no record lost.
 
+mod support;
 use smartnic_driver::access::{AccessError, RecordRing, RegisterAccess};
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_driver::contract::key::FlowKey;
-use smartnic_driver::contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry, PerSwitchGeometry};
+use smartnic_driver::contract::per_switch::PerSwitchGeometry;
 use smartnic_driver::contract::regs::layout::FirmwareInfo;
 use smartnic_driver::contract::regs::{block_type, per_switch as ps, stream as st};
 use smartnic_driver::contract::snapshot::source;
@@ -23,18 +24,7 @@ use smartnic_driver::readout::{
 };
 use smartnic_driver::snapshot::{PerSwitchSection, Snapshot};
 use std::time::Duration;
-
-fn device() -> (EmulatedNic, DeviceMap) {
-    let (t, s) = (TowerGeometry::from_widths_depths(&[(8, 64), (16, 32)]), SuMaxGeometry::with_depth(2, 8));
-    let p = PerSwitchGeometry {
-        latency: LatencyTowerGeometry::from_cells(&[(8, 24, 16), (16, 32, 8)], 4),
-        table: KeyTableGeometry::with_capacity(8),
-    };
-    let mut nic = EmulatedNic::with_per_switch(FirmwareInfo::default(), &t, &s, &p);
-    nic.latency = 0; // swap and clear done by their first poll: reads are min_reads exactly
-    let map = DeviceMap::discover(&mut nic).unwrap();
-    (nic, map)
-}
+use support::small_device as device;
 
 /// A device whose records come by the ring.
 fn ring_device() -> (EmulatedNic, DeviceMap) {

@@ -4,11 +4,11 @@
 //! SEQUENCE moving under it, no channel, no stream block) is an error that names it, with
 //! no snapshot file written.
 
+mod support;
 use smartnic_driver::access::RegisterAccess;
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_driver::contract::packing::mask;
-use smartnic_driver::contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry, PerSwitchGeometry};
 use smartnic_driver::contract::regs::layout::FirmwareInfo;
 use smartnic_driver::contract::snapshot::source;
 use smartnic_driver::contract::wire::readout::{stream_words, StreamError};
@@ -17,18 +17,7 @@ use smartnic_driver::readout::{
     read_snapshot, read_snapshot_to_file, stream::specs, ReadoutConfig, ReadoutError, ReadoutPath,
 };
 use std::time::Duration;
-
-fn device() -> (EmulatedNic, DeviceMap) {
-    let (t, s) = (TowerGeometry::from_widths_depths(&[(8, 64), (16, 32)]), SuMaxGeometry::with_depth(2, 8));
-    let p = PerSwitchGeometry {
-        latency: LatencyTowerGeometry::from_cells(&[(8, 24, 16), (16, 32, 8)], 4),
-        table: KeyTableGeometry::with_capacity(8),
-    };
-    let mut nic = EmulatedNic::with_per_switch(FirmwareInfo::default(), &t, &s, &p);
-    nic.latency = 0;
-    let map = DeviceMap::discover(&mut nic).unwrap();
-    (nic, map)
-}
+use support::small_device as device;
 
 fn cfg(path: ReadoutPath) -> ReadoutConfig {
     ReadoutConfig {

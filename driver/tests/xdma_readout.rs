@@ -8,13 +8,11 @@
 #[allow(dead_code)]
 mod xdma;
 
+mod support;
 use smartnic_driver::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
 use smartnic_driver::blocks::DeviceMap;
-use smartnic_driver::contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_driver::contract::key::FlowKey;
 use smartnic_driver::contract::packing::mask;
-use smartnic_driver::contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry, PerSwitchGeometry};
-use smartnic_driver::contract::regs::layout::FirmwareInfo;
 use smartnic_driver::contract::regs::{block_type, stream as st};
 use smartnic_driver::contract::snapshot::source;
 use smartnic_driver::contract::wire::record::{InflatedRecord, Record};
@@ -23,6 +21,7 @@ use smartnic_driver::dma::{HeapDma, RingConfig, StreamConfig, WithDma, XdmaC2h};
 use smartnic_driver::emulated::EmulatedNic;
 use smartnic_driver::readout::{read_snapshot, stream::specs, ReadoutConfig, ReadoutPath, RecordsVia};
 use std::time::Duration;
+use support::small_device as device;
 use xdma::{Timing, XdmaModel};
 
 type Dma = XdmaC2h<XdmaModel<HeapDma>, HeapDma>;
@@ -96,18 +95,6 @@ impl RegisterAccess for Wired {
     fn ring(&mut self) -> Option<&mut dyn RecordRing> {
         self.inner.ring()
     }
-}
-
-fn device() -> (EmulatedNic, DeviceMap) {
-    let (t, s) = (TowerGeometry::from_widths_depths(&[(8, 64), (16, 32)]), SuMaxGeometry::with_depth(2, 8));
-    let p = PerSwitchGeometry {
-        latency: LatencyTowerGeometry::from_cells(&[(8, 24, 16), (16, 32, 8)], 4),
-        table: KeyTableGeometry::with_capacity(8),
-    };
-    let mut nic = EmulatedNic::with_per_switch(FirmwareInfo::default(), &t, &s, &p);
-    nic.latency = 0;
-    let map = DeviceMap::discover(&mut nic).unwrap();
-    (nic, map)
 }
 
 /// Values that fit each window's widths in every active bank but the key table's.
