@@ -365,14 +365,16 @@ impl DeviceMap {
         Ok(())
     }
 
-    /// One line per block, for tools that print what they found.
+    /// One line per block, then one per readout window, for tools that print what they
+    /// found (offsets as wide as the largest, names in one column).
     pub fn describe(&self) -> String {
         use std::fmt::Write as _;
         let mut s = String::new();
+        let name = self.blocks.iter().map(|b| b.name().len()).max().unwrap_or(0);
         for b in &self.blocks {
             let _ = writeln!(
                 s,
-                "{:#07x}  {:<12} type {:#010x} v{}.{}",
+                "{:#08x}  {:<name$} type {:#010x} v{}.{}",
                 b.offset,
                 b.name(),
                 b.ty,
@@ -381,20 +383,22 @@ impl DeviceMap {
             );
         }
         for w in self.windows() {
-            let _ = writeln!(s, "{:#07x}  {}, {} bytes", w.base, w.kind, w.len);
-        }
-        if let Some(p) = &self.per_switch {
-            let c = &p.config;
-            let _ = writeln!(
-                s,
-                "{:#07x}  per-switch mode {}, inflate threshold {:#x}, table threshold {}",
-                p.base,
-                c.mode.name(),
-                c.inflate_threshold,
-                c.table_threshold
-            );
+            let _ = writeln!(s, "{:#08x}  {}, {} bytes", w.base, w.kind, w.len);
         }
         s
+    }
+
+    /// The per-switch block's configuration in one line (`None` without the block).
+    pub fn describe_per_switch(&self) -> Option<String> {
+        let p = self.per_switch.as_ref()?;
+        let c = &p.config;
+        Some(format!(
+            "{:#08x}  per-switch mode {}, inflate threshold {:#x}, table threshold {}",
+            p.base,
+            c.mode.name(),
+            c.inflate_threshold,
+            c.table_threshold
+        ))
     }
 }
 
@@ -805,7 +809,7 @@ mod tests {
         assert_eq!(map.counter_widths(SuMaxArray(1)), Some(cells));
         assert_eq!(map.counter_widths(TowerArray(2)), None);
         assert_eq!(map.counter_widths(SuMaxArray(2)), None);
-        let line = format!("{:#07x}  sumax array 1 window, {} bytes\n", w[3].base, w[3].len);
+        let line = format!("{:#08x}  sumax array 1 window, {} bytes\n", w[3].base, w[3].len);
         assert!(map.describe().ends_with(&line), "{}", map.describe());
     }
 

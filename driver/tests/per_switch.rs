@@ -192,9 +192,12 @@ fn discovery_reads_the_per_switch_block_and_its_windows() {
     assert_eq!(LatencyArray(1).to_string(), "per-switch latency array 1 window");
     assert_eq!(TableWay(0).array(), "per-switch table way 0");
     let d = map.describe();
-    assert!(d.contains("per-switch   type 0x534e0040"), "{d}");
+    assert!(d.lines().any(|l| l.contains("per-switch ") && l.ends_with("type 0x534e0040 v1.0")), "{d}");
     assert!(d.contains("per-switch table way 1 window, 192 bytes"), "{d}");
-    assert!(d.contains("per-switch mode cm, inflate threshold"), "{d}");
+    // The configuration is a line of its own (`device status` prints it once, with the ratio).
+    assert!(!d.contains("per-switch mode"), "{d}");
+    let p = map.describe_per_switch().unwrap();
+    assert!(p.contains("per-switch mode cm, inflate threshold"), "{p}");
 }
 
 /// A full readout: the latency tower (largest values of every width included), the table

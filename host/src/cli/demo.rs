@@ -172,8 +172,8 @@ fn print_hosts(r: &DemoReport) {
         );
     }
     println!(
-        "  records: inflated-latency records the NIC delivered / the model's (fewer when the NIC's \
-         512-record buffer filled before the epoch's readout drained it; those it kept are the model's, in order)"
+        "  records: inflated-latency records the NIC delivered on its record ring / the model's (fewer \
+         only if the NIC's record buffer filled: a host that stopped taking them)"
     );
     if let Some(reads) = r.reads_per_snapshot {
         println!(
