@@ -120,14 +120,21 @@ pub fn parse_stream(mut b: &[u8]) -> (Vec<Record>, Option<(usize, Error)>) {
     (out, None)
 }
 
-/// The first record of `b` and its length.
-fn next(b: &[u8]) -> Result<(Record, usize), Error> {
+/// The length in bytes of the record at the start of `b`, which must hold it whole: a
+/// header announcing 0 words, or a record cut short, is an error.
+pub fn record_len(b: &[u8]) -> Result<usize, Error> {
     need(Header::Record, b, field::HEADER_LEN)?;
     let len = b[field::WORDS] as usize * WORD;
     if len == 0 {
         return Err(Error::Field { header: Header::Record, field: "words", value: 0 });
     }
     need(Header::Record, b, len)?;
+    Ok(len)
+}
+
+/// The first record of `b` and its length.
+fn next(b: &[u8]) -> Result<(Record, usize), Error> {
+    let len = record_len(b)?;
     let r = match b[field::KIND] {
         KIND_INFLATED => Record::Inflated(InflatedRecord::parse(&b[..len])?),
         kind => Record::Unknown { kind, bytes: b[..len].to_vec() },

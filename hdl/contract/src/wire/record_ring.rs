@@ -15,7 +15,7 @@
 //! whole records. The NIC counts the words its channel accepted (`regs::stream::RING_WORDS`);
 //! the host takes exactly that many.
 
-use super::record::{field, WORD};
+use super::record::{field, record_len, WORD};
 use super::{Error, Header};
 
 /// Kind: padding to the next ring word (one word, nothing else in it).
@@ -70,21 +70,6 @@ pub fn decode(ring: &[u64]) -> Result<Vec<u8>, (usize, Error)> {
 /// Ring words a stream of records of these lengths in words takes.
 pub fn words_for(record_words: impl IntoIterator<Item = usize>) -> u64 {
     record_words.into_iter().map(|w| w.div_ceil(2) as u64).sum()
-}
-
-/// The length in bytes of the record at the start of `b` (whole, or an error).
-fn record_len(b: &[u8]) -> Result<usize, Error> {
-    if b.len() < field::HEADER_LEN {
-        return Err(Error::Truncated { header: Header::Record, need: field::HEADER_LEN, have: b.len() });
-    }
-    let len = b[field::WORDS] as usize * WORD;
-    if len == 0 {
-        return Err(Error::Field { header: Header::Record, field: "words", value: 0 });
-    }
-    if b.len() < len {
-        return Err(Error::Truncated { header: Header::Record, need: len, have: b.len() });
-    }
-    Ok(len)
 }
 
 fn misplaced(what: &'static str) -> Error {
