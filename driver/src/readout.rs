@@ -44,7 +44,8 @@ use std::time::{Duration, Instant, SystemTime};
 mod per_switch;
 pub mod stream;
 pub use per_switch::{
-    start_ring, RecordsVia, MAX_RECORD_WORDS, MAX_RING_WORDS, PER_SWITCH_READS, RING_CONTROL_WRITES,
+    collect_ring, start_ring, RecordsVia, MAX_RECORD_WORDS, MAX_RING_WORDS, PER_SWITCH_READS,
+    RING_CONTROL_WRITES,
 };
 pub use stream::{can_stream, read_snapshot_streamed, StreamStats};
 

@@ -150,7 +150,7 @@ fn records<A: RegisterAccess + ?Sized>(
     timeout: Duration,
 ) -> Result<(Vec<u8>, Drained), ReadoutError> {
     match map.stream {
-        Some(stream) if d.ring().is_some() => take_ring(d, (base, map.epoch), stream, timeout),
+        Some(_) if start_ring(d, map)? => take_ring(d, map, base, timeout),
         Some(stream) => {
             d.write32(stream + RING_CONTROL, 0)?;
             drain_records(d, base, map.epoch)
@@ -170,23 +170,38 @@ pub fn start_ring<A: RegisterAccess + ?Sized>(d: &mut A, map: &DeviceMap) -> Res
     }
 }
 
-/// Takes from the record ring exactly the words the NIC's channel accepted since the last
-/// readout (RING_WORDS - taken), checks they are whole records, then reads RECORD_DROPPED
-/// and STATUS. Damage is an error holding every byte taken; a count above
-/// [`MAX_RING_WORDS`] is refused before any take; a RING_WORDS of all ones is checked
-/// against STATUS first (a lost device reads all ones), whatever was taken.
+/// The records of a readout from the ring ([`start_ring`] turned it on), then
+/// RECORD_DROPPED and STATUS.
 fn take_ring<A: RegisterAccess + ?Sized>(
     d: &mut A,
-    (base, epoch): (u32, u32),
-    stream: u32,
+    map: &DeviceMap,
+    base: u32,
     timeout: Duration,
 ) -> Result<(Vec<u8>, Drained), ReadoutError> {
-    d.write32(stream + RING_CONTROL, RING_ENABLE)?;
-    let sent = d.read32(stream + RING_WORDS)?;
+    let (stream, n) = collect_ring(d, map, timeout)?;
+    let dropped = d.read32(base + RECORD_DROPPED)?;
+    live_status(d, map.epoch)?;
+    Ok((stream, Drained { via: RecordsVia::Ring, words: 0, ring_words: n as u64, dropped }))
+}
+
+/// Takes from the device's record ring exactly the words the NIC's channel accepted and
+/// this host has not taken (RING_WORDS - taken), waiting up to `timeout` for them, and
+/// returns the record stream they hold and their number. Damage is an error holding every
+/// byte taken; a count above [`MAX_RING_WORDS`] is refused before any take; a RING_WORDS
+/// of all ones is checked against STATUS first (a lost device reads all ones). A readout
+/// does this; so does a host that turns the ring off (RING_CONTROL 0) and collects what it
+/// sent before it stopped.
+pub fn collect_ring<A: RegisterAccess + ?Sized>(
+    d: &mut A,
+    map: &DeviceMap,
+    timeout: Duration,
+) -> Result<(Vec<u8>, u32), ReadoutError> {
+    let stream_block = map.stream.ok_or(ReadoutError::NoStream)?;
+    let sent = d.read32(stream_block + RING_WORDS)?;
     if sent == DEVICE_GONE {
         // A count that can hold all ones (once every 2^32 words): STATUS says whether the
         // device is gone, before trusting it.
-        live_status(d, epoch)?;
+        live_status(d, map.epoch)?;
     }
     let taken = ring_of(d)?.taken();
     let n = sent.wrapping_sub(taken);
@@ -202,9 +217,7 @@ fn take_ring<A: RegisterAccess + ?Sized>(
     if let (_, Some((at, e))) = parse_stream(&stream) {
         return Err(ring_damaged(&words, ring_offset(&stream, at), e.to_string()));
     }
-    let dropped = d.read32(base + RECORD_DROPPED)?;
-    live_status(d, epoch)?;
-    Ok((stream, Drained { via: RecordsVia::Ring, words: 0, ring_words: n as u64, dropped }))
+    Ok((stream, n))
 }
 
 /// The ring byte offset of the record at `at` of a decoded stream: each record of an odd

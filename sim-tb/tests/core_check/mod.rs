@@ -27,14 +27,13 @@ use smartnic_contract::geometry::{marker, sumax_cell, InsertMode, SuMaxGeometry,
 use smartnic_contract::key::FlowKey;
 use smartnic_contract::regs::{epoch as epoch_regs, stats, stream as stream_regs, tower as tower_regs};
 use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
-use smartnic_contract::wire::record_ring;
 use smartnic_driver::access::{AccessError, RegisterAccess};
 use smartnic_driver::access::{C2hChannel, RecordRing};
 use smartnic_driver::blocks::DeviceMap;
 use smartnic_driver::blocks::PerSwitchConfig;
 use smartnic_driver::config::write_per_switch_config;
 use smartnic_driver::readout::{
-    min_reads, read_snapshot, start_ring, ReadoutConfig, ReadoutPath, RecordsVia, StreamStats,
+    collect_ring, min_reads, read_snapshot, start_ring, ReadoutConfig, ReadoutPath, RecordsVia, StreamStats,
 };
 use smartnic_driver::snapshot::PerSwitchSection;
 use smartnic_driver::snapshot::Snapshot;
@@ -578,10 +577,8 @@ impl CoreRun {
         let stream = self.dev.stream.expect("the core has the stream block");
         self.nic.write32(stream + stream_regs::RING_CONTROL, 0).unwrap();
         self.nic.run(64);
-        let sent = self.nic.read32(stream + stream_regs::RING_WORDS).unwrap();
-        let n = sent.wrapping_sub(self.nic.taken());
-        let words = self.nic.take(n, std::time::Duration::from_secs(60)).unwrap();
-        let bytes = record_ring::decode(&words).unwrap_or_else(|e| panic!("the ring's last words: {e:?}"));
+        let (bytes, n) = collect_ring(&mut self.nic, &self.dev, self.cfg.poll_timeout)
+            .unwrap_or_else(|e| panic!("the ring's last words: {e}"));
         self.ring_words += n as u64;
         self.drained.extend(inflated(&bytes, "the ring's last words"));
     }
