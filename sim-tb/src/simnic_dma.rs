@@ -16,7 +16,9 @@
 //! ```
 use crate::simnic::SimNic;
 use smartnic_driver::access::{AccessError, RegisterAccess};
-use smartnic_driver::dma::{DmaError, HeapDma, RingConfig, StreamConfig, WithDma, XdmaC2h};
+use smartnic_driver::blocks::DeviceMap;
+use smartnic_driver::contract::regs::stream::RING_WORDS;
+use smartnic_driver::dma::{HeapDma, RingConfig, StreamConfig, WithDma, XdmaC2h};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -69,26 +71,17 @@ impl RegisterAccess for NicDmaBar {
 pub type DmaNic = WithDma<NicBar, XdmaC2h<NicDmaBar, HeapDma>>;
 
 /// Attaches the DMA engine to `nic` and opens its channels with the driver's `XdmaC2h`
-/// (default buffers); returns the shared NIC (for the test's own use: frames, clocks) and
-/// the device the driver reads.
-pub fn dma_nic(mut nic: SimNic) -> Result<(SharedNic, DmaNic), DmaError> {
+/// (default buffers, the ring counted from the NIC's RING_WORDS now); returns the shared
+/// NIC (for the test's own use: frames, clocks) and the device the driver reads.
+pub fn dma_nic(mut nic: SimNic) -> Result<(SharedNic, DmaNic), String> {
     let mem = HeapDma::new();
     nic.attach_xdma(mem.clone());
-    let at = ring_words_offset(&mut nic)?;
-    let taken = nic.read32(at)?;
+    let map = DeviceMap::discover(&mut nic).map_err(|e| format!("the simulated NIC's map: {e}"))?;
+    let stream = map.stream.ok_or("the simulated NIC has no stream block")?;
+    let taken = nic.read32(stream + RING_WORDS).map_err(|e| e.to_string())?;
     let shared = Rc::new(RefCell::new(nic));
     let ring = RingConfig { taken, ..RingConfig::default() };
-    let dma = XdmaC2h::open(NicDmaBar(shared.clone()), mem, StreamConfig::default(), ring)?;
+    let dma = XdmaC2h::open(NicDmaBar(shared.clone()), mem, StreamConfig::default(), ring)
+        .map_err(|e| format!("the DMA engine: {e}"))?;
     Ok((shared.clone(), WithDma { bar: NicBar(shared), dma }))
-}
-
-/// RING_WORDS of the NIC's stream block.
-fn ring_words_offset(nic: &mut SimNic) -> Result<u32, AccessError> {
-    let map = smartnic_driver::blocks::DeviceMap::discover(nic)
-        .map_err(|e| AccessError::Command { line: "discover".into(), message: e.to_string() })?;
-    let stream = map.stream.ok_or(AccessError::Command {
-        line: "discover".into(),
-        message: "the NIC has no stream block".into(),
-    })?;
-    Ok(stream + smartnic_driver::contract::regs::stream::RING_WORDS)
 }
