@@ -15,11 +15,13 @@
 //! | [`lab`] | the network lab: a discrete-event data-center network whose switches run the P4 twins; per-host captures and exact ground truth |
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
 //! | [`p4check`] | `scripts/p4-check`'s comparison of bmv2's output with the switch twins' (the `p4-compare` binary) |
+//! | [`collect`] | the collector daemon: every device read out each epoch, snapshots kept, Prometheus metrics served |
 //! | [`cli`] | the `smartnic` command line, one module per command |
 pub use smartnic_contract as contract;
 
 pub mod arith;
 pub mod cli;
+pub mod collect;
 pub mod demo;
 pub mod epoch_file;
 pub mod eval;

@@ -352,6 +352,24 @@ pub const PAGES: &[Page] = &[
                the device has one (no register read per record), else popped by registers; the report\n\
                says which (--json: records_via, ring_words, record_pops, records_dropped).",
     },
+    Page {
+        path: &["collect"],
+        examples: &[
+            top(
+                "collect --device 0000:03:00.0 --every 5s --dir /var/lib/smartnic --keep 720",
+                "the collector: a snapshot per 5 s epoch, the newest hour kept, metrics at :9464/metrics",
+            ),
+            ex(
+                "collect --device vfio:0000:03:00.0 --device vfio:0000:04:00.0 --dir snaps/ --listen 0.0.0.0:9464",
+                "two NICs, each in its own directory; metrics for a remote Prometheus",
+            ),
+            ex("collect --device sim --every 2s --dir snaps/ --top-k 20 --max-series 200 --json", "the simulated NIC; status lines as JSON"),
+        ],
+        text: "Runs until SIGTERM or SIGINT, which let the current readout and its file finish (a second\n\
+               SIGINT exits at once). A device that fails or disappears is opened again every period\n\
+               (smartnic_device_up 0, then 1); a snapshot that cannot be written (disk full) is counted\n\
+               and logged, and no retained file is touched. Metrics: see the README's Collector section.",
+    },
 ];
 
 /// The examples `smartnic --help` and the README list.

@@ -15,6 +15,7 @@
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+pub mod collect;
 pub mod demo;
 pub mod device;
 pub mod eval;
@@ -63,6 +64,8 @@ pub enum Command {
     /// The network lab: a simulated data-center network whose switches run the P4 twins.
     #[command(subcommand)]
     Lab(lab::LabCmd),
+    /// The collector daemon: read devices out every epoch, keep snapshots, serve Prometheus metrics.
+    Collect(collect::CollectArgs),
 
     /// Old spelling of `device list`.
     #[command(hide = true)]
@@ -185,6 +188,7 @@ impl Command {
             Command::Sim(SimCmd { verb: Some(SimVerb::Run(a)), .. }) => sim::run(&a, json),
             Command::Demo(a) => demo::run(a, json),
             Command::Lab(cmd) => lab::run(cmd, json),
+            Command::Collect(a) => collect::run(&a, json),
             Command::Sim(SimCmd { verb: None, .. }) => {
                 anyhow::bail!("`smartnic sim` needs a verb: smartnic sim run --trace T.pcap -o DIR/")
             }
