@@ -6,7 +6,7 @@
 use super::size::parse_duration;
 use crate::collect::device::Opened;
 use crate::collect::sim::SimTraffic;
-use crate::collect::{http::Endpoint, metrics::Metrics, Config};
+use crate::collect::{http::Endpoint, metrics::Metrics, Config, Services};
 use anyhow::Context;
 use clap::Args;
 use smartnic_contract::snapshot::source;
@@ -98,7 +98,13 @@ pub fn run(args: &CollectArgs, json: bool) -> anyhow::Result<()> {
         eprintln!("collect: metrics at {at}; snapshots under {}", cfg.dir.display());
     }
     let sim_packets = args.sim_packets;
-    let done = crate::collect::run(&cfg, Arc::new(move |spec: &str| open(spec, sim_packets)), metrics, stop);
+    let services = Services {
+        opener: Arc::new(move |spec: &str| open(spec, sim_packets)),
+        metrics,
+        stop,
+        log: Arc::new(move |line: &str| if json { println!("{line}") } else { eprintln!("{line}") }),
+    };
+    let done = crate::collect::run(&cfg, &services);
     endpoint.stop();
     done.map(|_| ())
 }

@@ -140,8 +140,8 @@ mod tests {
     use crate::sketch::snapshot::{per_switch_sections, software_snapshot};
     use crate::sketch::{AnySketch, Tower};
     use crate::trace::Packet;
-    use smartnic_contract::shim::Hop;
     use smartnic_contract::geometry::{InsertMode, TowerGeometry};
+    use smartnic_contract::shim::Hop;
 
     /// A snapshot of `flows` (packets, path of (switch, latency ns)) through a NIC-sized
     /// tower and a per-switch half whose table takes every flow.

@@ -82,8 +82,21 @@ pub struct Config {
     pub top_k: usize,
     /// Per-flow series (flows + switches) per device at most.
     pub max_series: usize,
-    /// Status lines as JSON on stdout (else text on stderr).
+    /// Status lines as JSON objects (else text).
     pub json: bool,
+}
+
+/// Where status lines go (the CLI: stdout with `--json`, else stderr).
+pub type LogFn = dyn Fn(&str) + Send + Sync;
+
+/// What the device threads share: how to open a device, the metrics, the stop flag (set by
+/// SIGTERM/SIGINT in the CLI) and the status log.
+#[derive(Clone)]
+pub struct Services {
+    pub opener: Arc<Opener>,
+    pub metrics: Arc<Metrics>,
+    pub stop: Arc<AtomicBool>,
+    pub log: Arc<LogFn>,
 }
 
 /// One epoch of one device, as every sink receives it.
@@ -146,23 +159,17 @@ pub fn prepare(cfg: &Config) -> anyhow::Result<Vec<Store>> {
 }
 
 /// Runs every device until `stop` is set; returns what each did.
-pub fn run(
-    cfg: &Config,
-    opener: Arc<Opener>,
-    metrics: Arc<Metrics>,
-    stop: Arc<AtomicBool>,
-) -> anyhow::Result<Vec<DeviceSummary>> {
+pub fn run(cfg: &Config, services: &Services) -> anyhow::Result<Vec<DeviceSummary>> {
     let stores = prepare(cfg)?;
     let threads: Vec<_> = cfg
         .devices
         .iter()
         .zip(stores)
         .map(|(spec, store)| {
-            let (cfg, opener, metrics, stop, spec) =
-                (cfg.clone(), opener.clone(), metrics.clone(), stop.clone(), spec.clone());
+            let (cfg, sv, spec) = (cfg.clone(), services.clone(), spec.clone());
             std::thread::Builder::new()
                 .name(format!("collect {spec}"))
-                .spawn(move || run_device(&cfg, &spec, store, &*opener, &metrics, &stop))
+                .spawn(move || run_device(&cfg, &spec, store, &sv))
                 .context("cannot start a device thread")
         })
         .collect::<anyhow::Result<_>>()?;
@@ -170,24 +177,17 @@ pub fn run(
 }
 
 /// One device's loop: an epoch every period until `stop`.
-fn run_device(
-    cfg: &Config,
-    spec: &str,
-    store: Store,
-    opener: &Opener,
-    metrics: &Arc<Metrics>,
-    stop: &AtomicBool,
-) -> DeviceSummary {
+fn run_device(cfg: &Config, spec: &str, store: Store, sv: &Services) -> DeviceSummary {
     let mut dev = DeviceLoop::new(spec);
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(MetricsSink(metrics.clone()))];
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(MetricsSink(sv.metrics.clone()))];
     sinks.extend(extra_sinks(spec));
-    let log = Log { json: cfg.json, device: spec };
+    let log = Log { json: cfg.json, device: spec, out: &*sv.log };
     let mut state = State::default();
     let mut sum = DeviceSummary { device: spec.to_owned(), ..Default::default() };
     let mut next = Instant::now() + cfg.every;
     let mut skipped = 0;
-    while wait_until(next, stop) {
-        let outcome = dev.epoch(opener);
+    while wait_until(next, &sv.stop) {
+        let outcome = dev.epoch(&*sv.opener);
         let series = flow_series(cfg, &outcome, &log);
         let report = epoch_report(spec, &store, &outcome, series.as_ref(), skipped, &log, &mut state);
         sum.epochs += 1;
@@ -196,7 +196,7 @@ fn run_device(
         for s in sinks.iter_mut() {
             if let Err(e) = s.publish(&report) {
                 log.line("sink-failed", &format!("sink {} failed: {e:#}", s.name()), None);
-                metrics.sink_failed(spec, s.name());
+                sv.metrics.sink_failed(spec, s.name());
             }
         }
         (next, skipped) = schedule(next, cfg.every, Instant::now());
@@ -301,8 +301,9 @@ fn schedule(due: Instant, every: Duration, now: Instant) -> (Instant, u64) {
     if now <= next {
         return (next, 0);
     }
+    // Deadlines after `next` that passed too: one readout now stands for `next` itself.
     let behind = (now - next).as_nanos() / every.as_nanos();
-    (now, behind as u64 + 1)
+    (now, behind as u64)
 }
 
 /// Sleeps until `deadline` in short steps; false as soon as `stop` is set.
@@ -320,22 +321,46 @@ fn wait_until(deadline: Instant, stop: &AtomicBool) -> bool {
     }
 }
 
-/// Status lines: text on stderr, or one JSON object a line on stdout with `--json`.
+/// Status lines: `collect: DEVICE: text`, or one JSON object a line with `--json`.
 struct Log<'a> {
     json: bool,
     device: &'a str,
+    out: &'a LogFn,
 }
 
 impl Log<'_> {
     fn line(&self, event: &str, text: &str, extra: Option<serde_json::Value>) {
         if !self.json {
-            eprintln!("collect: {}: {text}", self.device);
-            return;
+            return (self.out)(&format!("collect: {}: {text}", self.device));
         }
         let mut v = serde_json::json!({"device": self.device, "event": event, "message": text});
         if let (Some(serde_json::Value::Object(m)), Some(o)) = (extra, v.as_object_mut()) {
             o.extend(m);
         }
-        println!("{v}");
+        (self.out)(&v.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A readout within its period keeps the grid; one that outlasted periods starts the next
+    /// at once and counts the periods skipped, never a backlog.
+    #[test]
+    fn a_slow_readout_skips_periods_instead_of_queueing_them() {
+        let (t0, p) = (Instant::now(), Duration::from_secs(5));
+        assert_eq!(schedule(t0, p, t0 + Duration::from_secs(1)), (t0 + p, 0));
+        assert_eq!(schedule(t0, p, t0 + p), (t0 + p, 0));
+        let late = t0 + Duration::from_secs(7);
+        assert_eq!(schedule(t0, p, late), (late, 0), "due at 5 s: run at once, nothing skipped");
+        let later = t0 + Duration::from_secs(12);
+        assert_eq!(schedule(t0, p, later), (later, 1), "due at 5 and 10 s: one run, one skipped");
+    }
+
+    #[test]
+    fn device_directories_are_plain_names() {
+        assert_eq!(device_dir("vfio:0000:03:00.0"), "vfio_0000_03_00.0");
+        assert_eq!(device_dir("sim:/tmp/t.pcap"), "sim__tmp_t.pcap");
     }
 }
