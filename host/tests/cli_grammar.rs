@@ -91,6 +91,7 @@ fn the_grammar_is_noun_then_verb() {
         "lab topo",
         "lab entries",
         "lab score",
+        "collect",
     ];
     assert_eq!(visible, expected.map(|c| format!("smartnic {c}")));
 }
@@ -114,7 +115,7 @@ fn old_spellings_are_hidden_from_help() {
     };
     assert_eq!(
         listed_commands(&help(&["--help"])),
-        ["trace", "sketch", "snapshot", "device", "sim", "demo", "lab", "help"]
+        ["trace", "sketch", "snapshot", "device", "sim", "demo", "lab", "collect", "help"]
     );
     assert_eq!(listed_commands(&help(&["sketch", "--help"])), ["run", "eval", "help"]);
     let sim = help(&["sim", "--help"]);
