@@ -27,8 +27,9 @@
 //! `smartnic_store_writable` is 0 and one log line says so until a write succeeds again); a
 //! slow readout (periods it outlasted are skipped and counted, never queued); a slow scraper
 //! (served from its own thread); SIGTERM or SIGINT mid-readout (the current readout and its
-//! file are finished, then the daemon exits 0; a second SIGINT exits at once, and the atomic
-//! write still leaves no torn file).
+//! file are finished, then the daemon exits 0; a second SIGINT exits at once: the atomic
+//! write leaves no torn snapshot, and a temporary file it may leave is removed at the next
+//! start).
 //!
 //! Metrics, each with the label `device` (counters end in `_total` in the exposition):
 //!
