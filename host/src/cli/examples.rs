@@ -363,7 +363,10 @@ pub const PAGES: &[Page] = &[
                 "collect --device vfio:0000:03:00.0 --device vfio:0000:04:00.0 --dir snaps/ --listen 0.0.0.0:9464",
                 "two NICs, each in its own directory; metrics for a remote Prometheus",
             ),
-            ex("collect --device sim --every 2s --dir snaps/ --top-k 20 --max-series 200 --json", "the simulated NIC; status lines as JSON"),
+            ex(
+                "collect --device sim:t.pcap --sim-packets 10000 --every 2s --dir snaps/ --json",
+                "the simulated NIC replaying t.pcap, 10,000 packets an epoch; status lines as JSON",
+            ),
         ],
         text: "Runs until SIGTERM or SIGINT, which let the current readout and its file finish (a second\n\
                SIGINT exits at once). A device that fails or disappears is opened again every period\n\
