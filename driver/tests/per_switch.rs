@@ -552,7 +552,7 @@ fn a_register_the_device_does_not_keep_is_named() {
 }
 
 /// The NIC's default geometry with the per-switch half: one read per window word (the flow
-/// sketches' 385,024 plus 131,072 latency and 12,288 table words), the 11 fixed reads, the
+/// sketches' 385,024 plus 327,680 latency and 12,288 table words), the 11 fixed reads, the
 /// half's 6, and one per record word drained.
 #[test]
 fn default_geometry_costs_one_read_per_word_plus_seventeen_and_the_records() {
@@ -564,12 +564,12 @@ fn default_geometry_costs_one_read_per_word_plus_seventeen_and_the_records() {
     (1..=10).for_each(|n| nic.push_record(&inflated(n)));
     let (snap, stats) = read_snapshot(&mut nic, &map, &cfg()).unwrap();
     let flow_words = (1 << 16) + (1 << 15) + (1 << 14) + 3 * 8192 * 11;
-    let half_words = 2 * ((1 << 15) + (1 << 14) + (1 << 14)) + 2 * 512 * 12;
-    assert_eq!((half_words, stats.window_words), (143_360, 528_384));
+    let half_words = 2 * ((1 << 16) + (1 << 16) + (1 << 15)) + 2 * 512 * 12;
+    assert_eq!((half_words, stats.window_words), (339_968, 724_992));
     assert_eq!(stats.window_words, flow_words + half_words);
-    assert_eq!(min_reads(&map), 528_401);
-    assert_eq!((stats.record_words, stats.reads), (70, 528_471));
-    assert_eq!(stats.mmio_time(Duration::from_micros(1)), Duration::from_micros(528_471));
+    assert_eq!(min_reads(&map), 725_009);
+    assert_eq!((stats.record_words, stats.reads), (70, 725_079));
+    assert_eq!(stats.mmio_time(Duration::from_micros(1)), Duration::from_micros(725_079));
     let packed: Vec<usize> = snap
         .per_switch
         .iter()
@@ -579,6 +579,6 @@ fn default_geometry_costs_one_read_per_word_plus_seventeen_and_the_records() {
             PerSwitchSection::Records { stream } => stream.len(),
         })
         .collect();
-    // 2^15 x 32 + 2 x 2^14 x (48, 64) bits; 2 x 512 slots of 366 bits; 10 records of 28 bytes.
-    assert_eq!(packed, [131_072 + 98_304 + 131_072, 2 * 23_424, 280]);
+    // 2^16 x (32, 48) + 2^15 x 64 bits; 2 x 512 slots of 366 bits; 10 records of 28 bytes.
+    assert_eq!(packed, [262_144 + 393_216 + 262_144, 2 * 23_424, 280]);
 }

@@ -47,9 +47,9 @@ fn file(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
 }
 
 #[test]
-fn a_readout_stream_of_161521_words_is_one_read() {
+fn a_readout_stream_of_231153_words_is_one_read() {
     let dir = tempfile::tempdir().unwrap();
-    let want = words(1, 161_521);
+    let want = words(1, 231_153);
     let paths =
         CdevPaths { stream: file(dir.path(), "c2h_0", &bytes(&want)), ring: file(dir.path(), "c2h_1", &[]) };
     let mut c = XdmaCdev::open_paths(&paths, 0).unwrap();

@@ -4,7 +4,7 @@
 //! through its registers exactly as it would the board's DMA BAR; the model's words play
 //! the NIC core's channels.
 //!
-//! A readout stream of the default geometry's 161,521 words arrives equal; the record ring
+//! A readout stream of the default geometry's 231,153 words arrives equal; the record ring
 //! across many takes, around its buffer chain and through the u32 wrap of its count,
 //! arrives equal and in order; the host taking nothing holds the channel back; every way
 //! the channel fails is a named error, and nothing that arrived is lost.
@@ -49,10 +49,10 @@ fn dma_error(e: &AccessError) -> &DmaError {
 }
 
 #[test]
-fn a_readout_stream_of_161521_words_arrives_equal_twice() {
+fn a_readout_stream_of_231153_words_arrives_equal_twice() {
     let (mut x, _) = open(StreamConfig::default(), RingConfig::default());
     for seed in [1, 2] {
-        let want = words(seed, 161_521);
+        let want = words(seed, 231_153);
         let start = x.regs_mut().clock();
         x.arm(want.len()).unwrap();
         x.regs_mut().feed(0, &want, true);

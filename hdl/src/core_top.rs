@@ -729,14 +729,14 @@ impl Logic for Core {
             self.ps.pop.next = self.regs.rec_pop.val();
         }
         self.ps.rd_bank.next = !self.engine.active_bank.val();
-        self.ps.rd_addr0.next = self.w_index.val().get_bits::<15>(1);
-        self.ps.rd_addr1.next = self.w_index.val().get_bits::<14>(1);
-        self.ps.rd_addr2.next = self.w_index.val().get_bits::<14>(1);
+        self.ps.rd_addr0.next = self.w_index.val().get_bits::<LAT_A0>(1);
+        self.ps.rd_addr1.next = self.w_index.val().get_bits::<LAT_A1>(1);
+        self.ps.rd_addr2.next = self.w_index.val().get_bits::<LAT_A2>(1);
         self.ps.clr.next = self.engine.clr.val();
         self.ps.clr_bank.next = self.engine.clr_bank.val();
-        self.ps.clr_addr0.next = self.engine.clr_addr.val().get_bits::<15>(0);
-        self.ps.clr_addr1.next = self.engine.clr_addr.val().get_bits::<14>(0);
-        self.ps.clr_addr2.next = self.engine.clr_addr.val().get_bits::<14>(0);
+        self.ps.clr_addr0.next = self.engine.clr_addr.val().get_bits::<LAT_A0>(0);
+        self.ps.clr_addr1.next = self.engine.clr_addr.val().get_bits::<LAT_A1>(0);
+        self.ps.clr_addr2.next = self.engine.clr_addr.val().get_bits::<LAT_A2>(0);
         // Latency windows: word 2b is bucket b's count, 2b + 1 its sum.
         self.lw_v[0].clock.next = self.clock.val();
         self.lw_v[0].d.next = self.w_req.val() & self.lat_req.val() & !self.reset.val();

@@ -43,6 +43,26 @@ pub const SUMAX_ARRAYS: usize = crate::sketch::sumax::ARRAYS;
 
 /// Latency tower arrays of the per-switch half (`LatencyTowerGeometry::nic_default`).
 pub const LAT_ARRAYS: usize = crate::per_switch::latency_tower::ARRAYS;
+/// Latency tower array 0: count cell bits.
+pub const LAT_C0: usize = 8;
+/// Latency tower array 0: sum cell bits.
+pub const LAT_S0: usize = 24;
+/// Latency tower array 0: address bits (2^16 buckets).
+pub const LAT_A0: usize = 16;
+/// Latency tower array 1: count cell bits.
+pub const LAT_C1: usize = 16;
+/// Latency tower array 1: sum cell bits.
+pub const LAT_S1: usize = 32;
+/// Latency tower array 1: address bits (2^16 buckets).
+pub const LAT_A1: usize = 16;
+/// Latency tower array 2: count cell bits.
+pub const LAT_C2: usize = 32;
+/// Latency tower array 2: sum cell bits.
+pub const LAT_S2: usize = 32;
+/// Latency tower array 2: address bits (2^15 buckets).
+pub const LAT_A2: usize = 15;
+/// The deepest latency array's address bits: its window has two words per bucket.
+pub const LAT_AM: usize = max(max(LAT_A0, LAT_A1), LAT_A2);
 /// Ways of the flow-key table.
 pub const TABLE_WAYS: usize = crate::per_switch::key_table::WAYS;
 /// Flow-key table: slot address bits per way (`KeyTableGeometry::nic_default`: 512 slots).
@@ -61,6 +81,9 @@ pub const REGS_NW: usize = TOWER_ARRAYS + SUMAX_ARRAYS + LAT_ARRAYS + TABLE_WAYS
 // reaches every tower counter.
 const _: () = assert!(SUMAX_A <= TOWER_AM, "SuMax address bits exceed the clear sweep's (TOWER_AM)");
 const _: () = assert!(REGS_IW >= TOWER_AM, "window index bits (REGS_IW) are fewer than TOWER_AM");
+const _: () = assert!(LAT_AM <= TOWER_AM, "latency tower address bits exceed the clear sweep's (TOWER_AM)");
+const _: () =
+    assert!(REGS_IW > LAT_AM, "window index bits (REGS_IW) cannot reach a latency bucket's sum word");
 
 /// `max` usable in a constant.
 const fn max(a: usize, b: usize) -> usize {
@@ -110,6 +133,15 @@ mod tests {
     #[test]
     fn per_switch_constants_are_the_contracts_geometry() {
         let p = smartnic_contract::per_switch::PerSwitchGeometry::nic_default();
+        let got: Vec<(usize, usize, u64)> = p
+            .latency
+            .arrays
+            .iter()
+            .map(|a| (a.count_width as usize, a.sum_width as usize, a.depth as u64))
+            .collect();
+        let want = [(LAT_C0, LAT_S0, LAT_A0), (LAT_C1, LAT_S1, LAT_A1), (LAT_C2, LAT_S2, LAT_A2)];
+        let want: Vec<_> = want.iter().map(|&(c, s, a)| (c, s, 1u64 << a)).collect();
+        assert_eq!(got, want, "(count width, sum width, depth) of each latency array");
         assert_eq!(p.table.depth as u64, 1u64 << TABLE_A, "table slots per way");
         assert_eq!((p.table.ways.len(), p.latency.arrays.len()), (TABLE_WAYS, LAT_ARRAYS));
     }
@@ -142,6 +174,20 @@ mod tests {
             same::<TowerFpga>(None);
         let _: Option<TowerBanked<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TOWER_AM>> =
             same::<TowerBankedFpga>(None);
+        let _: Option<
+            crate::per_switch::latency_tower::LatencyTowerPipeline<
+                LAT_C0,
+                LAT_S0,
+                LAT_A0,
+                LAT_C1,
+                LAT_S1,
+                LAT_A1,
+                LAT_C2,
+                LAT_S2,
+                LAT_A2,
+                TWO_BANKS,
+            >,
+        > = same::<crate::per_switch::latency_tower::LatencyTowerNic>(None);
         let _: Option<crate::per_switch::key_table::KeyTable<TABLE_A>> =
             same::<crate::per_switch::key_table::KeyTableNic>(None);
         let _: Option<BareTower<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2>> =

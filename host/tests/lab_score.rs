@@ -6,7 +6,7 @@
 use smartnic::eval::per_switch::{score, Exact, Point, Streams};
 use smartnic::lab::LabConfig;
 use smartnic_contract::geometry::InsertMode;
-use smartnic_contract::per_switch::InflateRule;
+use smartnic_contract::per_switch::{InflateRule, LatencyTowerGeometry};
 use smartnic_p4::topology::{fat_tree, DEFAULT_DELAY_NS, DEFAULT_RATE_BPS};
 use std::process::Command;
 
@@ -62,7 +62,8 @@ fn the_nic_default_scores_and_the_cli_reports_it() {
         assert!(r["lat_are"].as_f64().unwrap() >= 0.0);
     }
     assert_eq!(rows[0]["flow_kib"], 192.0);
-    assert_eq!(rows[0]["latency_kib"], 352.0);
+    let nic_kib = LatencyTowerGeometry::nic_default().memory_bits() as f64 / 8.0 / 1024.0;
+    assert_eq!(rows[0]["latency_kib"], nic_kib);
     let bad = Command::new(env!("CARGO_BIN_EXE_smartnic"))
         .args(["lab", "score", "--mode", "fast"])
         .output()

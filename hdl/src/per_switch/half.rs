@@ -31,6 +31,7 @@ use super::latency_tower::{self, LatencyTowerNic};
 use super::record_fifo::{RecordFifo, REC_BITS};
 use crate::arith::Widen;
 use crate::hash::KEY_BITS;
+use crate::nic::{LAT_A0, LAT_A1, LAT_A2};
 use crate::parser::konst;
 use crate::sketch::{BitSink, Sink};
 use rust_hdl::prelude::*;
@@ -69,20 +70,20 @@ pub struct PerSwitchHalf {
     pub words: Signal<Out, Bits<16>>,
     pub dropped: Signal<Out, Bits<32>>,
     pub rd_bank: Signal<In, Bit>,
-    pub rd_addr0: Signal<In, Bits<15>>,
+    pub rd_addr0: Signal<In, Bits<LAT_A0>>,
     pub rd_count0: Signal<Out, Bits<8>>,
     pub rd_sum0: Signal<Out, Bits<24>>,
-    pub rd_addr1: Signal<In, Bits<14>>,
+    pub rd_addr1: Signal<In, Bits<LAT_A1>>,
     pub rd_count1: Signal<Out, Bits<16>>,
     pub rd_sum1: Signal<Out, Bits<32>>,
-    pub rd_addr2: Signal<In, Bits<14>>,
+    pub rd_addr2: Signal<In, Bits<LAT_A2>>,
     pub rd_count2: Signal<Out, Bits<32>>,
     pub rd_sum2: Signal<Out, Bits<32>>,
     pub clr: Signal<In, Bit>,
     pub clr_bank: Signal<In, Bit>,
-    pub clr_addr0: Signal<In, Bits<15>>,
-    pub clr_addr1: Signal<In, Bits<14>>,
-    pub clr_addr2: Signal<In, Bits<14>>,
+    pub clr_addr0: Signal<In, Bits<LAT_A0>>,
+    pub clr_addr1: Signal<In, Bits<LAT_A1>>,
+    pub clr_addr2: Signal<In, Bits<LAT_A2>>,
     pub path: Signal<Out, Bits<PATH_BITS>>,
     pub lost: Signal<Out, Bit>,
     pub idle: Signal<Out, Bit>,

@@ -119,9 +119,9 @@ pub struct LatencyTowerPipeline<
     sink_omega_inf: [BitSink; 2],
 }
 
-/// The NIC's latency tower (`LatencyTowerGeometry::nic_default`: (8, 24, 2^15),
-/// (16, 32, 2^14), (32, 32, 2^14)) in two banks: block `latency_tower`.
-pub type LatencyTowerNic = LatencyTowerPipeline<8, 24, 15, 16, 32, 14, 32, 32, 14, TWO_BANKS>;
+/// The NIC's latency tower (`LatencyTowerGeometry::nic_default`: (8, 24, 2^16),
+/// (16, 32, 2^16), (32, 32, 2^15)) in two banks: block `latency_tower`.
+pub type LatencyTowerNic = LatencyTowerPipeline<8, 24, 16, 16, 32, 16, 32, 32, 15, TWO_BANKS>;
 
 impl<
         const WC0: usize,
@@ -339,13 +339,13 @@ mod tests {
     fn nic_geometry_matches_the_generics() {
         assert!(LatencyTowerNic::new(&LatencyTowerGeometry::nic_default()).is_ok());
         let g =
-            LatencyTowerGeometry::from_cells(&[(8, 24, 1 << 15), (16, 32, 1 << 14), (32, 24, 1 << 14)], 4);
+            LatencyTowerGeometry::from_cells(&[(8, 24, 1 << 16), (16, 32, 1 << 16), (32, 24, 1 << 15)], 4);
         let e = LatencyTowerNic::new(&g).err().unwrap();
         assert!(e.contains("array 2") && e.contains("24-bit sum"), "{e}");
-        let g = LatencyTowerGeometry::from_cells(&[(8, 24, 1 << 15), (16, 32, 1 << 14)], 4);
+        let g = LatencyTowerGeometry::from_cells(&[(8, 24, 1 << 16), (16, 32, 1 << 16)], 4);
         assert!(LatencyTowerNic::new(&g).err().unwrap().contains("3 arrays, the geometry 2"));
         let g =
-            LatencyTowerGeometry::from_cells(&[(8, 24, 1 << 15), (16, 32, 1 << 13), (32, 32, 1 << 14)], 4);
+            LatencyTowerGeometry::from_cells(&[(8, 24, 1 << 16), (16, 32, 1 << 15), (32, 32, 1 << 15)], 4);
         assert!(LatencyTowerNic::new(&g).err().unwrap().contains("array 1"));
     }
 

@@ -300,7 +300,7 @@ mod tests {
         // 3 latency arrays of 2 words a bucket and 2 ways of 12 words a slot take the BAR
         // past 2 MiB.
         assert_eq!(l.bar_size, 4 << 20);
-        assert_eq!(l.latency_windows.iter().map(|w| w.size).collect::<Vec<_>>(), [8 << 15, 8 << 14, 8 << 14]);
+        assert_eq!(l.latency_windows.iter().map(|w| w.size).collect::<Vec<_>>(), [8 << 16, 8 << 16, 8 << 15]);
         assert_eq!(l.table_windows.iter().map(|w| w.size).collect::<Vec<_>>(), [48 * 512, 48 * 512]);
         let mut all: Vec<Placed> = l.blocks.iter().copied().chain(l.windows()).collect();
         all.sort_by_key(|p| p.base);
