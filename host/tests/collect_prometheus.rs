@@ -181,6 +181,14 @@ fn prometheus_scrapes_the_collector_and_reads_back_the_snapshots_values() {
     let frames =
         t["packets"].as_u64().unwrap() + t["non_ip"].as_u64().unwrap() + t["malformed"].as_u64().unwrap();
 
+    let sim = std::env::var_os("SMARTNIC_SIM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_BIN_EXE_smartnic")).with_file_name("smartnic-sim"));
+    assert!(
+        sim.exists(),
+        "the simulated NIC {} is not built: cargo build -p smartnic-sim-tb --bin smartnic-sim",
+        sim.display()
+    );
     let snaps = tmp.path().join("snaps");
     let device = format!("sim:{}", trace.display());
     let mut daemon = smartnic()
@@ -205,6 +213,10 @@ fn prometheus_scrapes_the_collector_and_reads_back_the_snapshots_values() {
     // The whole trace replayed (PACKETS / PER_EPOCH epochs) and one empty epoch after it.
     let epochs = PACKETS.div_ceil(PER_EPOCH) + 1;
     wait_for(start, "Prometheus to hold the daemon's series", tmp.path(), || {
+        // A device the daemon cannot read fails the test at once, with the daemon's words.
+        if let Some(down) = status.try_iter().find(|v| v["event"] == "down") {
+            panic!("the collector could not read the simulated NIC: {}", down["message"]);
+        }
         scalar(prom_port, &format!("smartnic_snapshots_written_total{sel}")) >= Some(epochs as f64)
     });
     let scraped_at = start.elapsed();
