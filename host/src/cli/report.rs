@@ -144,14 +144,19 @@ impl Loaded {
         Ok(Loaded { name, snap, sketches, state })
     }
 
-    /// The sketch that sizes flows: the first TowerSketch, else the first flow sketch.
     fn sizes(&self) -> Option<&AnySketch> {
-        self.sketches.iter().find(|s| matches!(s, AnySketch::Tower(_))).or(self.sketches.first())
+        sizing_sketch(&self.sketches)
     }
 
     fn epoch(&self) -> per_switch::Epoch<'_> {
         per_switch::Epoch { name: &self.name, state: &self.state, sizes: self.sizes() }
     }
+}
+
+/// The sketch that sizes a snapshot's flows: the first TowerSketch (the NIC's flow tower),
+/// else the first flow sketch. The report and the exports size flows by this one rule.
+pub fn sizing_sketch(sketches: &[AnySketch]) -> Option<&AnySketch> {
+    sketches.iter().find(|s| matches!(s, AnySketch::Tower(_))).or(sketches.first())
 }
 
 /// The candidate keys and where they came from: the file, else the key table's flows.
