@@ -174,6 +174,19 @@ pub const PAGES: &[Page] = &[
                parameters or mode are refused.",
     },
     Page {
+        path: &["snapshot", "export"],
+        examples: &[
+            top("snapshot export nic/epoch-000003.snap --ipfix 127.0.0.1:4739", "one epoch to an IPFIX collector"),
+            ex(
+                "snapshot export nic/epoch-*.snap --ipfix collector.example:4739 --domain 7 --mtu 1200 --json",
+                "every epoch, one sequence; messages, records and sequence numbers as JSON",
+            ),
+        ],
+        text: "A flow record per key-table flow (packet estimate), a hop record per switch of its path\n\
+               (latency tower count, average ns) as enterprise-specific elements; templates in every\n\
+               message. The README's IPFIX export section publishes the templates and the PEN.",
+    },
+    Page {
         path: &["snapshot", "report"],
         examples: &[
             top("snapshot report nic/epoch-000000.snap", "every task the snapshot answers"),

@@ -20,6 +20,7 @@ pub mod demo;
 pub mod device;
 pub mod eval;
 pub mod examples;
+pub mod export;
 pub mod lab;
 pub mod merge;
 /// The epoch manifest is library code ([`crate::manifest`]); `sketch run` and the help
@@ -116,6 +117,8 @@ pub enum SnapshotCmd {
     /// Merge snapshots of the same sketches into one (counters add: for Count-Min towers the
     /// sketch of the union stream, exactly; CU and ACU towers bounded; SuMax refused).
     Merge(merge::MergeArgs),
+    /// Send snapshots' flows and per-switch latencies to an IPFIX collector (RFC 7011 over UDP).
+    Export(export::ExportArgs),
 }
 
 /// `smartnic device ...`
@@ -181,6 +184,7 @@ impl Command {
             Command::Snapshot(SnapshotCmd::Query(a)) => sketch::query(&a, json),
             Command::Snapshot(SnapshotCmd::Diff(a)) => sketch::diff(&a, json),
             Command::Snapshot(SnapshotCmd::Merge(a)) => merge::run(&a, json),
+            Command::Snapshot(SnapshotCmd::Export(a)) => export::run(&a, json),
             Command::Device(DeviceCmd::List(a)) => device::devices(&a, json),
             Command::Device(DeviceCmd::Status(a)) => device::status(&a, json),
             Command::Device(DeviceCmd::Configure(a)) => device::configure(&a, json),
