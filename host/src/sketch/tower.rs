@@ -36,6 +36,47 @@ impl Array {
     fn update(&mut self, i: u32, f: impl FnOnce(u32) -> Option<u32>) {
         self.bits.update(i as u64 * self.width as u64, self.width, f)
     }
+
+    /// Adds `other`'s counters into these, each saturating at the marker. Widths that
+    /// divide 32 (every width of the NIC's and the papers' towers) go 32 bits at a time,
+    /// all counters of a chunk in one [`saturating_lanes_add`]: the counter-wise loop cost
+    /// a get and a set per counter, 6.6M of them for a 2 MiB d=5 tower, more than the
+    /// insertion it was merging. Other widths, and the tail, take the counter-wise loop.
+    fn merge_from(&mut self, other: &Array) {
+        let total = self.depth as u64 * self.width as u64;
+        let whole = if 32 % self.width as u64 == 0 { total / 32 * 32 } else { 0 };
+        for off in (0..whole).step_by(32) {
+            let sum = saturating_lanes_add(self.bits.get(off, 32), other.bits.get(off, 32), self.width);
+            self.bits.set(off, 32, sum);
+        }
+        self.merge_counters(other, (whole / self.width as u64) as u32);
+    }
+
+    /// The counter-wise merge from counter `from` on: `min(a + b, marker)` each.
+    fn merge_counters(&mut self, other: &Array, from: u32) {
+        for i in from..self.depth {
+            let sum = self.get(i) as u64 + other.get(i) as u64;
+            self.set(i, sum.min(self.marker as u64) as u32);
+        }
+    }
+}
+
+/// Lane-wise `min(a + b, 2^width - 1)` of the `32 / width` counters packed in `a` and
+/// `b` (`width` divides 32): the counters' marker is their all-ones value, so saturating
+/// at it is a saturating add. The low bits of every lane are added with the top bits
+/// masked (no carry crosses a lane), the top bits are added by xor, the carry out of each
+/// lane is the majority of the two top bits and the carry into them, and a lane that
+/// carried out is filled with ones.
+#[inline(always)]
+fn saturating_lanes_add(a: u32, b: u32, width: u8) -> u32 {
+    let (a, b) = (a as u64, b as u64);
+    let lane = (1u64 << width) - 1;
+    let ones = 0xFFFF_FFFFu64 / lane; // 1 at the bottom of every lane
+    let top = ones << (width - 1);
+    let low = (a & !top) + (b & !top);
+    let sum = low ^ ((a ^ b) & top);
+    let carry = ((a & b) | ((a ^ b) & low)) & top;
+    (sum | ((carry >> (width - 1)) * lane)) as u32
 }
 
 /// A TowerSketch with its insertion mode.
@@ -213,10 +254,7 @@ impl Tower {
             return Err(GeometryMismatch);
         }
         for (a, b) in self.arrays.iter_mut().zip(&other.arrays) {
-            for i in 0..a.depth {
-                let sum = a.get(i) as u64 + b.get(i) as u64;
-                a.set(i, sum.min(a.marker as u64) as u32);
-            }
+            a.merge_from(b);
         }
         Ok(())
     }
@@ -631,6 +669,40 @@ mod tests {
                         assert!(t.query(k) >= n, "CU, {shards} shards, {k}: {} < {n}", t.query(k));
                     }
                 }
+            }
+        }
+    }
+
+    /// The 32-bit-chunk merge equals the counter-wise merge at every width, on counters
+    /// drawn near zero, near the marker and at it (so lanes saturate beside lanes that do
+    /// not), with depths that leave a tail past the last whole chunk.
+    #[test]
+    fn chunked_merge_equals_counterwise_merge() {
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut draw = |marker: u32| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            match rng % 4 {
+                0 => marker,
+                1 => marker - (rng >> 8) as u32 % marker.min(4),
+                _ => (rng >> 8) as u32 & marker,
+            }
+        };
+        for (width, depth) in [(1, 77), (2, 1000), (4, 333), (8, 97), (16, 41), (32, 9), (3, 50), (12, 35)] {
+            let g = TowerGeometry::from_widths_depths(&[(width, depth)]);
+            let (mut a, mut b) =
+                (Tower::new(g.clone(), InsertMode::Cm).unwrap(), Tower::new(g, InsertMode::Cm).unwrap());
+            let marker = a.arrays[0].marker;
+            for i in 0..depth {
+                a.set_counter(0, i, draw(marker));
+                b.set_counter(0, i, draw(marker));
+            }
+            let mut counterwise = a.arrays[0].clone();
+            counterwise.merge_counters(&b.arrays[0], 0);
+            a.merge(&b).unwrap();
+            for i in 0..depth {
+                assert_eq!(a.counter(0, i), counterwise.get(i), "width {width}, counter {i}");
             }
         }
     }
