@@ -70,6 +70,6 @@ mod snapshot;
 pub use decode::{DecodeError, Decoded, Decoder, Gap, SequenceTracker};
 pub use elements::{ie, Element, Template, PEN, TEMPLATES};
 pub use exporter::{ExportError, ExportOptions, ExportStats, IpfixExporter};
-pub use message::{Encoder, Message, DEFAULT_MTU, HEADER_LEN, SET_HEADER_LEN, VERSION};
+pub use message::{min_mtu, Encoder, Message, DEFAULT_MTU, HEADER_LEN, SET_HEADER_LEN, VERSION};
 pub use record::{Addrs, FlowId, Record, NO_ESTIMATE};
 pub use snapshot::EpochRecords;
