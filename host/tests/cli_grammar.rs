@@ -81,6 +81,7 @@ fn the_grammar_is_noun_then_verb() {
         "snapshot query",
         "snapshot diff",
         "snapshot merge",
+        "snapshot export",
         "device list",
         "device status",
         "device configure",
