@@ -172,8 +172,8 @@ impl PerSwitchRun {
     fn feed(&mut self, sketch: &mut AnySketch, batch: &[Packet], epoch: u64) {
         let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(batch) };
         for p in batch {
-            t.insert(&p.key);
-            self.half.observe(epoch as u32, p, t.query(&p.key));
+            let estimate = t.insert_and_query(&p.key);
+            self.half.observe(epoch as u32, p, estimate);
             self.saw_int |= !p.hops.is_empty();
         }
     }
