@@ -60,9 +60,41 @@ pub fn omega_step(stored: u32, marker: u32, alpha: u64, omega: &mut u64) -> Opti
     }
 }
 
+/// [`omega_step`] for `alpha = 1` without data-dependent branches, returning the new
+/// stored value (the old one when unchanged). With `alpha = 1` the three cases fold into
+/// one rule: a live cell below the running minimum becomes `cell + 1` (raising it to
+/// `omega` gives the same value, since then `omega = cell + 1`, or the cell saturates to
+/// its marker either way), and the minimum becomes `min(omega, value(cell + 1))`. The
+/// batch kernels of the approximate CU and of SuMax's sum cells take this form: their
+/// branches followed the counters and mispredicted on every skewed trace.
+#[inline(always)]
+pub fn unit_omega_step(stored: u32, marker: u32, omega: &mut u64) -> u32 {
+    let grow = value(stored, marker) < *omega;
+    let next = stored as u64 + 1;
+    *omega = (*omega).min(if next >= marker as u64 { INF } else { next });
+    stored + grow as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The branch-free unit step is `omega_step(.., 1, ..)` for every stored value and
+    /// running minimum of small widths, the marker and an infinite minimum included.
+    #[test]
+    fn unit_omega_step_equals_omega_step_with_alpha_one() {
+        for width in 1..=5u32 {
+            let marker = (1u32 << width) - 1;
+            for stored in 0..=marker {
+                for omega in (0..=marker as u64 + 2).chain([INF]) {
+                    let (mut a, mut b) = (omega, omega);
+                    let slow = omega_step(stored, marker, 1, &mut a).unwrap_or(stored);
+                    let fast = unit_omega_step(stored, marker, &mut b);
+                    assert_eq!((fast, b), (slow, a), "width {width}, cell {stored}, omega {omega}");
+                }
+            }
+        }
+    }
 
     /// LightGuardian Figure 2, flow-size cells: [6, 9, 3] with alpha = 3 become [9, 9, 6].
     #[test]

@@ -9,7 +9,7 @@
 //! (the paper's rule), so the inter-arrival of a bucket's first packet is 0; a time that
 //! went backwards also records gap 0 (the contract's [`interval::gap`]).
 
-use super::cell::{omega_step, value, INF};
+use super::cell::{omega_step, unit_omega_step, value, INF};
 use super::hashing::HashBank;
 use super::tower::MAX_ARRAYS;
 use crate::trace::Packet;
@@ -89,6 +89,7 @@ impl SuMax {
     }
 
     /// Bucket index of `key` in each array.
+    #[inline(always)]
     pub fn indices(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
         let mut h = self.hashes.hash(key);
         for x in h.iter_mut().take(self.arrays.len()) {
@@ -117,8 +118,30 @@ impl SuMax {
 
     /// Records `packets` in order: exactly one [`SuMax::insert`] each, but the buckets of
     /// the packet [`LOOKAHEAD`] places ahead are hashed and prefetched while the current
-    /// one is updated, so the cache misses of several packets overlap.
+    /// one is updated, so the cache misses of several packets overlap, and the sum cells
+    /// take the branch-free unit step ([`unit_omega_step`]).
     pub fn insert_packets(&mut self, packets: &[Packet]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+            // SAFETY: this CPU has the features `insert_packets_avx2` is compiled for.
+            return unsafe { self.insert_packets_avx2(packets) };
+        }
+        self.insert_packets_any(packets)
+    }
+
+    /// [`SuMax::insert_packets`] compiled for AVX2 (the hash rows) and BMI2 (the packed
+    /// cells' variable shifts), as the Tower's batch path.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn insert_packets_avx2(&mut self, packets: &[Packet]) {
+        self.insert_packets_any(packets)
+    }
+
+    #[inline(always)]
+    fn insert_packets_any(&mut self, packets: &[Packet]) {
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
         for (slot, p) in ring.iter_mut().zip(packets) {
             *slot = self.prefetch(&p.key);
@@ -129,7 +152,28 @@ impl SuMax {
                 ring[n % LOOKAHEAD] = self.prefetch(&ahead.key);
             }
             let (t, bin) = (self.time_of(p.ts_ns), self.delay_bin(p.delay_ns()));
-            self.insert_at(&idx[..self.arrays.len()], t, bin);
+            self.insert_fast(&idx[..self.arrays.len()], t, bin);
+        }
+    }
+
+    /// [`SuMax::insert_at`] with the sum cells' branch-free unit step and everything
+    /// inlined into the batch loop; the same cells, written in the same order.
+    #[inline(always)]
+    fn insert_fast(&mut self, idx: &[u32], t: u32, bin: u8) {
+        let size = self.cells[sumax_cell::SIZE];
+        let delay = self.cells[sumax_cell::FIRST_DELAY + bin as usize];
+        let interval = self.cells[sumax_cell::interval(self.geometry.delay_cells)];
+        let last = self.cells[sumax_cell::last(self.geometry.delay_cells)];
+        let (mut omega_size, mut omega_delay) = (INF, INF);
+        for (a, &i) in self.arrays.iter_mut().zip(idx) {
+            let base = i as u64 * self.bucket_bits;
+            unit_sum_update(a, base, size, &mut omega_size);
+            unit_sum_update(a, base, delay, &mut omega_delay);
+            let prev = a.get(base + last.offset, last.width);
+            let gap = interval::gap(t, prev, self.geometry.time_width);
+            let old = a.get(base + interval.offset, interval.width);
+            a.set(base + interval.offset, interval.width, gap.max(old));
+            a.set(base + last.offset, last.width, t);
         }
     }
 
@@ -243,6 +287,13 @@ fn sum_update(a: &mut PackedBits, base: u64, c: Cell, omega: &mut u64) {
     a.update(base + c.offset, c.width, |v| omega_step(v, c.marker, 1, omega));
 }
 
+/// One sum cell's unit step, branch-free ([`unit_omega_step`]).
+#[inline(always)]
+fn unit_sum_update(a: &mut PackedBits, base: u64, c: Cell, omega: &mut u64) {
+    let stored = a.get(base + c.offset, c.width);
+    a.set(base + c.offset, c.width, unit_omega_step(stored, c.marker, omega));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +327,34 @@ mod tests {
         let mut batch = small();
         batch.insert_packets(&packets[..5]);
         batch.insert_packets(&packets[5..]);
+        for a in 0..seq.arrays.len() {
+            assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "array {a}");
+        }
+    }
+
+    /// The batch path equals the sequential path where the sum cells saturate: 3-bit size
+    /// and 2-bit delay cells on few buckets, so markers are reached, skipped and kept.
+    #[test]
+    fn batch_insert_equals_sequential_insert_through_saturation() {
+        use smartnic_contract::shim::Hop;
+        let mut g = SuMaxGeometry::with_depth(3, 8);
+        (g.size_width, g.delay_width) = (3, 2);
+        let mut stream = smartnic_contract::vectors::KeyStream::new(5);
+        let pool: Vec<FlowKey> = (0..40).map(|_| stream.next_key()).collect();
+        let packets: Vec<Packet> = (0..3000u64)
+            .map(|n| Packet {
+                ts_ns: n * 3001,
+                wire_len: 64,
+                key: pool[(n * n % 40) as usize],
+                hops: vec![Hop { switch_id: 2, latency_ns: (n * 7919 % 9_000) as u32 }],
+            })
+            .collect();
+        let mut seq = SuMax::new(g.clone()).unwrap();
+        packets.iter().for_each(|p| seq.insert(&p.key, p.ts_ns, p.delay_ns()));
+        let mut batch = SuMax::new(g).unwrap();
+        batch.insert_packets(&packets);
+        let saturated = (0..8).filter(|&b| seq.cell(0, b, SIZE) == 7).count();
+        assert!(saturated > 0, "the workload saturates some size cells");
         for a in 0..seq.arrays.len() {
             assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "array {a}");
         }

@@ -496,19 +496,14 @@ fn step_cu<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], o
     }
 }
 
-/// Approximate CU for one packet (`alpha = 1`) without data-dependent branches. With
-/// `alpha = 1` the three cases of [`omega_step`] fold into one rule: a live cell below the
-/// running minimum becomes `cell + 1` (raising it to `omega` gives the same value, since
-/// then `omega = cell + 1`), and the minimum becomes `min(omega, value(cell + 1))`.
+/// Approximate CU for one packet (`alpha = 1`) without data-dependent branches
+/// ([`cell::unit_omega_step`]).
 #[inline(always)]
 fn step_acu<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
     let mut omega = INF;
     for ((b, l), &o) in bits.iter_mut().zip(lanes).zip(off) {
         let s = b.get(o, l.width);
-        let grow = value(s, l.marker) < omega;
-        b.set(o, l.width, s + grow as u32);
-        let next = s as u64 + 1;
-        omega = omega.min(if next >= l.marker as u64 { INF } else { next });
+        b.set(o, l.width, cell::unit_omega_step(s, l.marker, &mut omega));
     }
 }
 
