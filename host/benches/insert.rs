@@ -144,6 +144,22 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.finish();
+    bench_merge(c, &keys);
+}
+
+/// The fixed cost of one extra shard in [`Tower::insert_sharded`]: merging one filled
+/// 2 MiB copy into another (the scaling model's `M`, paid once per shard past the first).
+fn bench_merge(c: &mut Criterion, keys: &[FlowKey]) {
+    let mut g = c.benchmark_group("merge_2MiB");
+    g.sample_size(10);
+    for kind in [SketchKind::TowerCm, SketchKind::Cu] {
+        let AnySketch::Tower(mut filled) = kind.build(MEMORY) else { continue };
+        filled.insert_batch(keys);
+        g.bench_function(kind.name(), |b| {
+            b.iter_batched_ref(|| filled.clone(), |t| t.merge(&filled), BatchSize::LargeInput)
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -69,6 +69,9 @@ impl Array {
 /// carried out is filled with ones.
 #[inline(always)]
 fn saturating_lanes_add(a: u32, b: u32, width: u8) -> u32 {
+    if width == 32 {
+        return a.saturating_add(b);
+    }
     let (a, b) = (a as u64, b as u64);
     let lane = (1u64 << width) - 1;
     let ones = 0xFFFF_FFFFu64 / lane; // 1 at the bottom of every lane
