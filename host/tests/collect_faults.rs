@@ -163,6 +163,8 @@ fn config(dir: &Path, devices: &[&str], keep: usize) -> Config {
         top_k: 10,
         max_series: 100,
         json: false,
+        ipfix: None,
+        ipfix_mtu: smartnic::export::ipfix::DEFAULT_MTU,
     }
 }
 

@@ -3,7 +3,8 @@
 //! trace, Prometheus scrapes it every second on loopback, and the series read back through
 //! Prometheus' HTTP API equal what the daemon's snapshot files and the trace say. Then the
 //! daemon gets SIGTERM in the middle of its readouts: it exits 0, and every file it left is
-//! a whole snapshot.
+//! a whole snapshot. The daemon also exports every epoch as IPFIX to a UDP socket of the
+//! test: the records decoded from it are the snapshot files' records, none lost.
 //!
 //! Needs `prometheus` on PATH and the simulated NIC (`smartnic-sim`, built beside this
 //! binary by `cargo build -p smartnic-sim-tb`, or named by `SMARTNIC_SIM`); a missing one
@@ -11,10 +12,11 @@
 
 use serde_json::Value;
 use smartnic::collect::flows::FlowSeries;
+use smartnic::export::ipfix::{Decoder, EpochRecords, Record, SequenceTracker};
 use smartnic_driver::snapshot::Snapshot;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -125,6 +127,33 @@ fn lines(child: &mut Child) -> mpsc::Receiver<Value> {
     rx
 }
 
+/// Every datagram `socket` receives, until the test drops the receiver.
+fn datagrams(socket: UdpSocket) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = vec![0; 65_536];
+        while let Ok(n) = socket.recv(&mut buf) {
+            if tx.send(buf[..n].to_vec()).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The IPFIX records of `messages` (one observation domain, device 1), checking that the
+/// sequence numbers show no lost record.
+fn ipfix_records(messages: &[Vec<u8>]) -> Vec<Record> {
+    let (mut dec, mut seq, mut out) = (Decoder::new(), SequenceTracker::default(), Vec::new());
+    for m in messages {
+        let d = dec.decode(m).unwrap_or_else(|e| panic!("an IPFIX message the decoder refuses: {e:?}"));
+        assert_eq!(d.domain, 1, "the first --device is observation domain 1");
+        assert_eq!(seq.observe(d.sequence, d.records.len()), None, "IPFIX records lost");
+        out.extend(d.records);
+    }
+    out
+}
+
 /// Waits until `cond` holds, failing with `what` and Prometheus' log after the deadline.
 fn wait_for(start: Instant, what: &str, dir: &Path, mut cond: impl FnMut() -> bool) {
     while !cond() {
@@ -191,8 +220,12 @@ fn prometheus_scrapes_the_collector_and_reads_back_the_snapshots_values() {
     );
     let snaps = tmp.path().join("snaps");
     let device = format!("sim:{}", trace.display());
+    let ipfix = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let ipfix_at = ipfix.local_addr().unwrap().to_string();
+    let ipfix = datagrams(ipfix);
     let mut daemon = smartnic()
         .args(["collect", "--json", "--every", "1s", "--keep", "100", "--listen", "127.0.0.1:0"])
+        .args(["--ipfix", &ipfix_at])
         .args(["--device", &device, "--sim-packets", &PER_EPOCH.to_string(), "--top-k", &TOP_K.to_string()])
         .arg("--dir")
         .arg(&snaps)
@@ -269,6 +302,17 @@ fn prometheus_scrapes_the_collector_and_reads_back_the_snapshots_values() {
             assert!(want.contains(&(n as u64)), "flow {flow}: scraped {n}, the snapshots say {want:?}");
         }
     }
+    // The IPFIX export: every epoch's records, in order, equal to what each file answers.
+    std::thread::sleep(Duration::from_millis(200));
+    let messages: Vec<Vec<u8>> = ipfix.try_iter().collect();
+    let got = ipfix_records(&messages);
+    let mut by_epoch: Vec<_> = files.iter().map(|(_, s)| s).collect();
+    by_epoch.sort_by_key(|s| s.epoch);
+    let want: Vec<Record> =
+        by_epoch.iter().flat_map(|s| EpochRecords::from_snapshot(s, None).unwrap().records).collect();
+    assert!(!want.is_empty(), "the key table's flows make IPFIX records");
+    assert_eq!(got, want, "IPFIX records from the daemon against the snapshot files");
+    eprintln!("collect_prometheus: {} IPFIX records in {} messages", got.len(), messages.len());
     eprintln!(
         "collect_prometheus: series in Prometheus after {scraped_at:?}, done after {:?}; {} snapshots",
         start.elapsed(),

@@ -46,6 +46,13 @@ pub struct CollectArgs {
     /// (its clock runs only when driven), until the trace is done.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub sim_packets: u64,
+    /// Also export every epoch as IPFIX (RFC 7011) over UDP to this collector, e.g.
+    /// 127.0.0.1:4739; each device is its own observation domain (1, 2, ... in --device order).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub ipfix: Option<SocketAddr>,
+    /// Largest IPFIX message (UDP payload) in bytes.
+    #[arg(long, default_value_t = crate::export::ipfix::DEFAULT_MTU, value_name = "BYTES")]
+    pub ipfix_mtu: usize,
 }
 
 /// Opens a device as `smartnic device` does; `sim:TRACE` replays `sim_packets` IP packets of
@@ -85,6 +92,8 @@ pub fn run(args: &CollectArgs, json: bool) -> anyhow::Result<()> {
         top_k: args.top_k,
         max_series: args.max_series,
         json,
+        ipfix: args.ipfix,
+        ipfix_mtu: args.ipfix_mtu,
     };
     anyhow::ensure!(args.sim_packets > 0, "--sim-packets must be at least 1");
     crate::collect::prepare(&cfg)?;

@@ -55,6 +55,7 @@
 pub mod device;
 pub mod flows;
 pub mod http;
+pub mod ipfix;
 pub mod metrics;
 pub mod sim;
 pub mod store;
@@ -63,6 +64,7 @@ use anyhow::Context;
 use device::{DeviceLoop, Opener, Outcome};
 use flows::FlowSeries;
 use metrics::{Metrics, MetricsSink};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -85,6 +87,10 @@ pub struct Config {
     pub max_series: usize,
     /// Status lines as JSON objects (else text).
     pub json: bool,
+    /// An IPFIX collector to export every epoch to (observation domain = the device's
+    /// position among `devices`, from 1), and the largest message in bytes.
+    pub ipfix: Option<SocketAddr>,
+    pub ipfix_mtu: usize,
 }
 
 /// Where status lines go (the CLI: stdout with `--json`, else stderr).
@@ -123,9 +129,15 @@ pub trait Sink: Send {
     fn publish(&mut self, report: &EpochReport) -> anyhow::Result<()>;
 }
 
-/// Exporters beyond the metrics (IPFIX, Parquet): one line each.
-pub fn extra_sinks(_device: &str) -> Vec<Box<dyn Sink>> {
-    Vec::new()
+/// Exporters beyond the metrics (IPFIX, Parquet): one line each. Made before the device
+/// threads start, so a bad exporter setting fails the daemon at once.
+pub fn extra_sinks(cfg: &Config, device_index: usize) -> anyhow::Result<Vec<Box<dyn Sink>>> {
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    if let Some(collector) = cfg.ipfix {
+        let domain = device_index as u32 + 1;
+        sinks.push(Box::new(ipfix::IpfixSink::new(collector, domain, cfg.ipfix_mtu)?));
+    }
+    Ok(sinks)
 }
 
 /// A device's directory name: its spec with every character outside `[A-Za-z0-9._-]` as `_`.
@@ -162,15 +174,17 @@ pub fn prepare(cfg: &Config) -> anyhow::Result<Vec<Store>> {
 /// Runs every device until `stop` is set; returns what each did.
 pub fn run(cfg: &Config, services: &Services) -> anyhow::Result<Vec<DeviceSummary>> {
     let stores = prepare(cfg)?;
+    let extra: Vec<_> = (0..cfg.devices.len()).map(|i| extra_sinks(cfg, i)).collect::<anyhow::Result<_>>()?;
     let threads: Vec<_> = cfg
         .devices
         .iter()
         .zip(stores)
-        .map(|(spec, store)| {
+        .zip(extra)
+        .map(|((spec, store), extra)| {
             let (cfg, sv, spec) = (cfg.clone(), services.clone(), spec.clone());
             std::thread::Builder::new()
                 .name(format!("collect {spec}"))
-                .spawn(move || run_device(&cfg, &spec, store, &sv))
+                .spawn(move || run_device(&cfg, &spec, store, extra, &sv))
                 .context("cannot start a device thread")
         })
         .collect::<anyhow::Result<_>>()?;
@@ -178,10 +192,16 @@ pub fn run(cfg: &Config, services: &Services) -> anyhow::Result<Vec<DeviceSummar
 }
 
 /// One device's loop: an epoch every period until `stop`.
-fn run_device(cfg: &Config, spec: &str, store: Store, sv: &Services) -> DeviceSummary {
+fn run_device(
+    cfg: &Config,
+    spec: &str,
+    store: Store,
+    extra: Vec<Box<dyn Sink>>,
+    sv: &Services,
+) -> DeviceSummary {
     let mut dev = DeviceLoop::new(spec);
     let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(MetricsSink(sv.metrics.clone()))];
-    sinks.extend(extra_sinks(spec));
+    sinks.extend(extra);
     let log = Log { json: cfg.json, device: spec, out: &*sv.log };
     let mut state = State::default();
     let mut sum = DeviceSummary { device: spec.to_owned(), ..Default::default() };
