@@ -145,18 +145,12 @@ impl Loaded {
     }
 
     fn sizes(&self) -> Option<&AnySketch> {
-        sizing_sketch(&self.sketches)
+        flow_size::sizing_sketch(&self.sketches)
     }
 
     fn epoch(&self) -> per_switch::Epoch<'_> {
         per_switch::Epoch { name: &self.name, state: &self.state, sizes: self.sizes() }
     }
-}
-
-/// The sketch that sizes a snapshot's flows: the first TowerSketch (the NIC's flow tower),
-/// else the first flow sketch. The report and the exports size flows by this one rule.
-pub fn sizing_sketch(sketches: &[AnySketch]) -> Option<&AnySketch> {
-    sketches.iter().find(|s| matches!(s, AnySketch::Tower(_))).or(sketches.first())
 }
 
 /// The candidate keys and where they came from: the file, else the key table's flows.

@@ -43,10 +43,12 @@ impl FlowSeries {
     /// The series of `snap`; a snapshot without a key table or a flow sketch has none.
     pub fn of(snap: &Snapshot, top_k: usize, max_series: usize) -> anyhow::Result<FlowSeries> {
         let state = per_switch_state(snap)?;
-        let (Some(table), Some(sizes)) = (state.table.as_ref(), sizing_sketch(snap)?) else {
+        let sketches: Vec<AnySketch> =
+            snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect::<Result<_, _>>()?;
+        let (Some(table), Some(sizes)) = (state.table.as_ref(), flow_size::sizing_sketch(&sketches)) else {
             return Ok(FlowSeries::default());
         };
-        let flows = sized(table, &sizes);
+        let flows = sized(table, sizes);
         let switches = match &state.latency {
             Some(tower) => summarize(&flows, table, |s, k| {
                 (tower.query(s, k).count.unwrap_or(0), pair_latency_ns(tower, s, k))
@@ -64,15 +66,6 @@ impl FlowSeries {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// The sketch that sizes flows: the first TowerSketch, else the first flow sketch (the
-/// report's rule).
-fn sizing_sketch(snap: &Snapshot) -> anyhow::Result<Option<AnySketch>> {
-    let sketches: Vec<AnySketch> =
-        snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect::<Result<_, _>>()?;
-    let tower = sketches.iter().position(|s| matches!(s, AnySketch::Tower(_)));
-    Ok(tower.or(if sketches.is_empty() { None } else { Some(0) }).map(|i| sketches[i].clone()))
 }
 
 /// The table's flows with their sizes, largest first (ties by key).

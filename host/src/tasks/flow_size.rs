@@ -19,6 +19,13 @@ pub fn sumax_size(s: &SuMax, key: &FlowKey) -> u64 {
         .unwrap_or(m as u64)
 }
 
+/// The sketch that sizes a snapshot's flows: the first TowerSketch (the NIC's flow tower),
+/// else the first flow sketch. The report, the collector's series and the exports size
+/// flows by this one rule.
+pub fn sizing_sketch(sketches: &[AnySketch]) -> Option<&AnySketch> {
+    sketches.iter().find(|s| matches!(s, AnySketch::Tower(_))).or(sketches.first())
+}
+
 /// Estimated packet count of `key` in any sketch.
 #[inline]
 pub fn estimate(sketch: &AnySketch, key: &FlowKey) -> u64 {

@@ -8,7 +8,6 @@ use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::Snapshot;
 
 use super::record::{FlowId, Record};
-use crate::cli::report::sizing_sketch;
 use crate::sketch::latency_tower::LatencyTower;
 use crate::sketch::snapshot::{from_section, per_switch_state, SectionError};
 use crate::tasks::flow_size;
@@ -47,7 +46,7 @@ impl EpochRecords {
                 Vec::new()
             }
         };
-        let sizes = sizing_sketch(&sketches);
+        let sizes = flow_size::sizing_sketch(&sketches);
         let size = |k: &FlowKey| sizes.map(|s| flow_size::estimate(s, k));
         keys.sort_by(|a, b| size(b).cmp(&size(a)).then(a.cmp(b)));
         keys.dedup();
