@@ -191,14 +191,14 @@ impl Snapshot {
         Ok(Snapshot { source, epoch, time_ns, firmware, packets, sections, per_switch })
     }
 
-    /// Writes the file atomically (temporary file + rename): a crash never leaves a torn
-    /// snapshot under the final name, and a failed write never leaves the temporary file.
-    /// An existing directory is refused before anything is written.
+    /// Writes the file atomically and durably ([`write_durably`]): a crash never leaves a
+    /// torn snapshot under the final name, and a failed write never leaves the temporary
+    /// file. An existing directory is refused before anything is written.
     pub fn write_file(&self, path: &Path) -> Result<(), SnapshotError> {
         if path.is_dir() {
             return Err(SnapshotError::IsDirectory(path.display().to_string()));
         }
-        write_atomically(path, &self.encode())
+        write_durably(path, &self.encode())
             .map_err(|source| SnapshotError::Io { path: path.display().to_string(), source })
     }
 
@@ -209,24 +209,38 @@ impl Snapshot {
     }
 }
 
+/// What the name of a snapshot's temporary file ends with ([`temp_path`]).
+pub const TEMP_SUFFIX: &str = ".tmp-snapshot";
+
 /// The temporary name `path` is written under before the rename: the full file name plus
-/// a suffix, in the same directory (a rename never crosses file systems).
+/// [`TEMP_SUFFIX`], in the same directory (a rename never crosses file systems).
 pub fn temp_path(path: &Path) -> std::path::PathBuf {
     let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(".tmp-snapshot");
+    name.push(TEMP_SUFFIX);
     path.with_file_name(name)
 }
 
-/// Writes `bytes` to the temporary name, then renames it over `path`; on any failure the
-/// temporary file is removed.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `bytes` under the temporary name, syncs them to the disk, renames the file over
+/// `path` and syncs the directory, so that once this returns the new file survives a power
+/// loss whole; on any failure the temporary file is removed (best effort: it may never have
+/// been created) and `path` is as it was.
+pub fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = temp_path(path);
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    let result = write_synced(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
-        // Best effort: the write may have failed before the file existed.
         let _ = std::fs::remove_file(&tmp);
+        return result;
     }
-    result
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Creates `path` with `bytes` and waits until they are on the disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }
 
 fn nom_rest<'a>(e: &nom::Err<nom::error::Error<&'a [u8]>>, whole: &'a [u8]) -> &'a [u8] {

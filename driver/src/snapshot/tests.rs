@@ -189,7 +189,7 @@ fn a_failed_rename_removes_the_temporary_file() {
     let target = dir.path().join("busy");
     std::fs::create_dir(&target).unwrap();
     std::fs::write(target.join("keep"), b"x").unwrap();
-    assert!(write_atomically(&target, b"data").is_err());
+    assert!(write_durably(&target, b"data").is_err());
     assert!(!temp_path(&target).exists());
     assert!(target.join("keep").exists());
 }

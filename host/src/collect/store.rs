@@ -13,15 +13,11 @@
 //! killed are removed when the directory is opened.
 
 use anyhow::Context;
-use smartnic_driver::snapshot::{temp_path, Snapshot};
-use std::fs::File;
-use std::io::Write;
+use smartnic_driver::snapshot::{write_durably, Snapshot, TEMP_SUFFIX};
 use std::path::{Path, PathBuf};
 
 /// What a snapshot file's name ends with.
 const SUFFIX: &str = ".snap";
-/// What a temporary file's name ends with (the driver's [`temp_path`] rule).
-const TEMP_SUFFIX: &str = ".tmp-snapshot";
 
 /// One device's directory of snapshots.
 #[derive(Debug)]
@@ -91,25 +87,6 @@ fn list(dir: &Path, suffix: &str) -> anyhow::Result<Vec<PathBuf>> {
     }
     out.sort();
     Ok(out)
-}
-
-/// Temporary file, fsync, rename, fsync of the directory; on failure the temporary file is
-/// removed (best effort: it may never have been created).
-fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = temp_path(path);
-    let result = write_synced(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return result;
-    }
-    File::open(path.parent().unwrap_or(Path::new(".")))?.sync_all()
-}
-
-/// Creates `path` with `bytes` and waits until they are on the disk.
-fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
 }
 
 #[cfg(test)]
