@@ -248,8 +248,25 @@ impl Tower {
                 });
             }
         });
-        for part in &parts {
-            self.merge(part).expect("shards share the geometry");
+        self.merge_tree(parts);
+    }
+
+    /// Adds every tower of `parts` into `self` in pairwise rounds, the merges of a round on
+    /// their own threads: about `log2(n)` merge times deep instead of `n`, which is what
+    /// lets many shards scale (one 2 MiB merge costs as much as ~80K packets). The
+    /// saturating sum is associative and commutative, so the counters are those of the
+    /// sequential merge.
+    fn merge_tree(&mut self, mut parts: Vec<Tower>) {
+        while parts.len() > 1 {
+            let upper = parts.split_off(parts.len().div_ceil(2));
+            std::thread::scope(|scope| {
+                for (a, b) in parts.iter_mut().zip(&upper) {
+                    scope.spawn(move || a.merge(b).expect("shards share the geometry"));
+                }
+            });
+        }
+        if let Some(last) = parts.pop() {
+            self.merge(&last).expect("shards share the geometry");
         }
     }
 
@@ -663,7 +680,7 @@ mod tests {
         keys.iter().for_each(|k| *truth.entry(*k).or_insert(0u64) += 1);
         let mut cm = Tower::new(g.clone(), InsertMode::Cm).unwrap();
         keys.iter().for_each(|k| cm.insert(k));
-        for shards in 1..=4 {
+        for shards in 1..=7 {
             let mut sharded = Tower::new(g.clone(), InsertMode::Cm).unwrap();
             sharded.insert_sharded(&keys, shards);
             for a in 0..5 {
