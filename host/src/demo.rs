@@ -13,7 +13,7 @@ use crate::lab::truth::FlowTruth;
 use crate::lab::{LabConfig, Truth};
 use crate::simulator::{replay, EpochPlan, Progress, ReplayConfig};
 use crate::sketch::per_switch::{first_out_of_order, PerSwitch, PerSwitchConfig};
-use crate::sketch::snapshot::{from_section, per_switch_sections, per_switch_state, to_section};
+use crate::sketch::snapshot::{per_switch_sections, per_switch_state, sketches_of, to_section};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::{bin_edges, DelaySummary};
 use crate::trace::{Packet, PacketReader};
@@ -293,8 +293,7 @@ fn check_epochs(
     let mut epochs = Vec::new();
     for (chunk, path) in packets.chunks(per.max(1) as usize).zip(snapshots) {
         let snap = Snapshot::read_file(path)?;
-        let sketches: Vec<AnySketch> =
-            snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect::<Result<_, _>>()?;
+        let sketches = sketches_of(&snap)?;
         let soft = software_pair(chunk);
         let equal =
             |want: &AnySketch| snap.sections.iter().any(|s| *s == to_section(want).expect("snapshottable"));

@@ -21,7 +21,7 @@ use serde::Serialize;
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::Snapshot;
 
-use crate::sketch::snapshot::{from_section, per_switch_state, PerSwitchState};
+use crate::sketch::snapshot::{per_switch_state, sketches_of, PerSwitchState};
 use crate::sketch::AnySketch;
 use crate::tasks::per_switch::{CHANGE_THRESHOLD, HEAVY_THRESHOLD};
 use crate::tasks::{cardinality, distribution, entropy, flow_size, heavy, sumax};
@@ -134,12 +134,7 @@ impl Loaded {
     fn read(path: &Path) -> anyhow::Result<Self> {
         let name = path.display().to_string();
         let snap = Snapshot::read_file(path).with_context(|| format!("cannot use snapshot {name}"))?;
-        let sketches = snap
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(i, s)| from_section(i, s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let sketches = sketches_of(&snap)?;
         let state = per_switch_state(&snap).with_context(|| format!("snapshot {name}"))?;
         Ok(Loaded { name, snap, sketches, state })
     }

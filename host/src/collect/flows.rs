@@ -7,7 +7,7 @@
 //! flows first (one series each), then switches by hop count (two series each: hops and mean
 //! latency) while they fit `max_series`; what did not fit is counted, never silently lost.
 
-use crate::sketch::snapshot::{from_section, per_switch_state, TableState};
+use crate::sketch::snapshot::{per_switch_state, sketches_of, TableState};
 use crate::sketch::AnySketch;
 use crate::tasks::flow_size;
 use crate::tasks::per_switch::pair_latency_ns;
@@ -43,8 +43,7 @@ impl FlowSeries {
     /// The series of `snap`; a snapshot without a key table or a flow sketch has none.
     pub fn of(snap: &Snapshot, top_k: usize, max_series: usize) -> anyhow::Result<FlowSeries> {
         let state = per_switch_state(snap)?;
-        let sketches: Vec<AnySketch> =
-            snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect::<Result<_, _>>()?;
+        let sketches = sketches_of(snap)?;
         let (Some(table), Some(sizes)) = (state.table.as_ref(), flow_size::sizing_sketch(&sketches)) else {
             return Ok(FlowSeries::default());
         };

@@ -42,6 +42,11 @@ pub fn to_section(sketch: &AnySketch) -> Result<Section, SectionError> {
     })
 }
 
+/// Every flow sketch of `snap`, rebuilt in section order (see [`from_section`]).
+pub fn sketches_of(snap: &Snapshot) -> Result<Vec<AnySketch>, SectionError> {
+    snap.sections.iter().enumerate().map(|(i, s)| from_section(i, s)).collect()
+}
+
 /// Rebuilds a queryable sketch from section `n` of a snapshot.
 pub fn from_section(n: usize, section: &Section) -> Result<AnySketch, SectionError> {
     let (mut sketch, arrays) = match section {

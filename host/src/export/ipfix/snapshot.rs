@@ -9,7 +9,7 @@ use smartnic_driver::snapshot::Snapshot;
 
 use super::record::{FlowId, Record};
 use crate::sketch::latency_tower::LatencyTower;
-use crate::sketch::snapshot::{from_section, per_switch_state, SectionError};
+use crate::sketch::snapshot::{per_switch_state, sketches_of, SectionError};
 use crate::tasks::flow_size;
 use crate::tasks::per_switch::pair_latency_ns;
 
@@ -28,12 +28,7 @@ impl EpochRecords {
     /// key table keep their paths), else the key table's flows; a snapshot with neither
     /// has no flows to export (a sketch holds counters, not keys), which a note says.
     pub fn from_snapshot(snap: &Snapshot, candidates: Option<&[FlowKey]>) -> Result<Self, SectionError> {
-        let sketches = snap
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(i, s)| from_section(i, s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let sketches = sketches_of(snap)?;
         let state = per_switch_state(snap)?;
         let mut notes = Vec::new();
         let paths: BTreeMap<FlowKey, Vec<u16>> =
