@@ -24,14 +24,10 @@
 //! pipeline must be duplicated per port.
 //!
 //! # Datapath
-//! - **Capture**: the halfwords of frame bytes 16..127 (the hop records of a 16-hop stack
-//!   behind two VLAN tags end at byte 123) are written as the beats pass into one of two
-//!   buffers (`wsel` toggles at every frame's last beat), byte-swapped to big-endian.
-//! - **Extract** (the descriptor's clock): the parser's descriptor says the frame was IP,
-//!   its hop count and the shim's position `s = 14 + 4 sc`; hop `j` is halfwords
-//!   `(s - 10) / 2 + 3j + {0, 1, 2}` of the frame's buffer (`rsel` toggles at every
-//!   descriptor: the parser gives exactly one per frame, in order), giving the record
-//!   (key, bank, hop count, 16 hops).
+//! - **Capture and extract** ([`HopCapture`], its own block so the board's port fronts
+//!   reuse it): frame bytes 16..127 are captured as the beats pass into one of two buffers;
+//!   in the descriptor's clock the parser's hop count and shim position pick the frame's 16
+//!   hop records out of its buffer, giving the record (key, bank, hop count, 16 hops).
 //! - **Store**: records go into a ring of [`SLOTS`] = 3 (written once, never moved), at
 //!   `head + count`; a record with no room is counted in `lost` (never, by the bound above).
 //! - **Issue**: hop `j` of the head record is selected and registered onto the outputs;
@@ -53,24 +49,15 @@
 //! | `x_path` | out | 256 | the descriptor's path in its own clock: switch ID of hop `j` in bits `16j+15:16j` (bits of absent hops are stale capture; the flow-key table's `path` port) |
 //! | `lost` | out | 32 | records refused for lack of room since reset |
 //! | `idle` | out | 1 | nothing active or queued |
+use super::hop_capture::{HopCapture, HW_PER_HOP, REC_HW};
 use crate::arith::Widen;
 use crate::hash::KEY_BITS;
 use crate::parser::konst;
 use rust_hdl::prelude::*;
-use smartnic_contract::shim::MAX_HOPS;
 
-/// Hops a record holds.
-pub const HOPS: usize = MAX_HOPS as usize;
+pub use super::hop_capture::HOPS;
 /// Width of `x_path`: a switch ID per hop.
 pub const PATH_BITS: usize = HOPS * 16;
-/// Halfwords per hop record (switch ID, latency high, latency low).
-const HW_PER_HOP: usize = 3;
-/// Halfwords of a record's hops.
-const REC_HW: usize = HOPS * HW_PER_HOP;
-/// First frame byte captured (the hop area starts at byte 20 at the earliest).
-const FIRST_BYTE: usize = 16;
-/// Halfwords captured per frame: frame bytes 16..128.
-const CAP_HW: usize = 56;
 /// Records held: the one being issued and [`QUEUE`] waiting.
 pub const SLOTS: usize = 3;
 /// Records waiting behind the one being issued.
@@ -88,9 +75,6 @@ pub const MAX_WAIT: usize = 17;
 /// Width of the hop key.
 pub const HOP_KEY_BITS: usize = KEY_BITS + 16;
 
-// The shim positions the parser reports (`sc` = 0, 1, 2 for 0, 1, 2 VLAN tags) put hop `j`
-// at halfword `(s - 10) / 2 + 3 j` of the capture; the last of a full stack must fit.
-const _: () = assert!((22 - 10) / 2 + REC_HW <= CAP_HW && (FIRST_BYTE + 2 * CAP_HW) == 128);
 // The literal indices of `update`.
 const _: () = assert!(REC_HW == 48 && HW_PER_HOP == 3 && SLOTS == 3);
 
@@ -119,12 +103,8 @@ pub struct HopSerializer {
     pub x_path: Signal<Out, Bits<PATH_BITS>>,
     pub lost: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
-    // Capture.
-    t: DFF<Bits<5>>,
-    wsel: DFF<Bit>,
-    rsel: DFF<Bit>,
-    cap0: [DFF<Bits<16>>; CAP_HW],
-    cap1: [DFF<Bits<16>>; CAP_HW],
+    // Capture and extract.
+    cap: HopCapture,
     // The record ring: `count` records from `head`, the head's hop `j` issued next.
     s_n: [DFF<Bits<5>>; SLOTS],
     s_key: [DFF<Bits<KEY_BITS>>; SLOTS],
@@ -157,6 +137,8 @@ pub struct HopSerializer {
     cur_hw: [Signal<Local, Bits<16>>; HW_PER_HOP],
     /// The descriptor's record: its hops from the frame's buffer at its shim position.
     rec: [Signal<Local, Bits<16>>; REC_HW],
+    /// Bit offset of halfword `k` of the capture's `rec`.
+    hw_at: [Constant<Bits<10>>; REC_HW],
     lat_hi: Widen<32, 16>,
     lat_lo: Widen<32, 16>,
     key_sw: Widen<HOP_KEY_BITS, 16>,
@@ -166,22 +148,14 @@ pub struct HopSerializer {
     path_acc: [Signal<Local, Bits<PATH_BITS>>; HOPS],
     path_at: [Constant<Bits<9>>; HOPS],
     // Constants.
-    /// Beat indices 2..16 (the captured beats).
-    beat: [Constant<Bits<5>>; 14],
-    /// Bit offset of each 16-bit lane of `tdata`.
-    lane: [Constant<Bits<6>>; 4],
     zero32: Constant<Bits<32>>,
     slot_c: [Constant<Bits<2>>; SLOTS],
     hop_c: [Constant<Bits<5>>; HOPS],
     two2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     zero2: Constant<Bits<2>>,
-    t_max: Constant<Bits<5>>,
     zero5: Constant<Bits<5>>,
     one5: Constant<Bits<5>>,
-    sc1: Constant<Bits<2>>,
-    sc2: Constant<Bits<2>>,
-    eight: Constant<Bits<16>>,
     sixteen: Constant<Bits<32>>,
     flow_bits: Constant<Bits<HOP_KEY_BITS>>,
     one32: Constant<Bits<32>>,
@@ -212,11 +186,7 @@ impl Default for HopSerializer {
             x_path: Default::default(),
             lost: Default::default(),
             idle: Default::default(),
-            t: Default::default(),
-            wsel: Default::default(),
-            rsel: Default::default(),
-            cap0: std::array::from_fn(|_| Default::default()),
-            cap1: std::array::from_fn(|_| Default::default()),
+            cap: Default::default(),
             s_n: Default::default(),
             s_key: Default::default(),
             s_bank: Default::default(),
@@ -243,6 +213,7 @@ impl Default for HopSerializer {
             cur_epoch: Default::default(),
             cur_hw: Default::default(),
             rec: std::array::from_fn(|_| Default::default()),
+            hw_at: std::array::from_fn(|k| konst!(16 * k)),
             lat_hi: Default::default(),
             lat_lo: Default::default(),
             key_sw: Default::default(),
@@ -250,20 +221,14 @@ impl Default for HopSerializer {
             path_sw: Default::default(),
             path_acc: std::array::from_fn(|_| Default::default()),
             path_at: std::array::from_fn(|j| konst!(16 * j)),
-            beat: std::array::from_fn(|i| konst!(i + 2)),
-            lane: std::array::from_fn(|i| konst!(16 * i)),
             zero32: konst!(0),
             slot_c: std::array::from_fn(|i| konst!(i)),
             hop_c: std::array::from_fn(|i| konst!(i)),
             two2: konst!(2),
             one2: konst!(1),
             zero2: konst!(0),
-            t_max: konst!(16),
             zero5: konst!(0),
             one5: konst!(1),
-            sc1: konst!(1),
-            sc2: konst!(2),
-            eight: konst!(8),
             sixteen: konst!(16),
             flow_bits: konst!(KEY_BITS),
             one32: konst!(1),
@@ -274,15 +239,7 @@ impl Default for HopSerializer {
 impl Logic for HopSerializer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, t, wsel, rsel, head, count, j, o_valid, o_key, o_bank, o_epoch, o_last, n_lost
-        );
-        for h in 0..CAP_HW {
-            self.cap0[h].clock.next = self.clock.val();
-            self.cap0[h].d.next = self.cap0[h].q.val();
-            self.cap1[h].clock.next = self.clock.val();
-            self.cap1[h].d.next = self.cap1[h].q.val();
-        }
+        dff_setup!(self, clock, head, count, j, o_valid, o_key, o_bank, o_epoch, o_last, n_lost);
         for e in 0..SLOTS {
             self.s_n[e].clock.next = self.clock.val();
             self.s_n[e].d.next = self.s_n[e].q.val();
@@ -303,51 +260,16 @@ impl Logic for HopSerializer {
         }
         // (Array indices below are literals plus loop variables: `#[hdl_gen]` evaluates them
         // from their text, so slot `e`'s hop `jj` is written `e * 48 + jj * 3`.)
-        // ---- Capture: halfword h of the buffer is frame bytes 16 + 2h, 17 + 2h, which sit
-        // in beat 2 + h / 4 at bits 16 (h % 4) of `tdata`; stored big-endian.
-        if self.tvalid.val() {
-            if self.tlast.val() {
-                self.t.d.next = self.zero5.val();
-                self.wsel.d.next = !self.wsel.q.val();
-            } else if self.t.q.val() != self.t_max.val() {
-                self.t.d.next = self.t.q.val() + self.one5.val();
-            }
-            for h in 0..CAP_HW {
-                if self.t.q.val() == self.beat[h / 4].val() {
-                    if self.wsel.q.val() {
-                        self.cap1[h].d.next =
-                            (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
-                                << self.eight.val())
-                                | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
-                                    >> self.eight.val());
-                    } else {
-                        self.cap0[h].d.next =
-                            (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
-                                << self.eight.val())
-                                | (self.tdata.val().get_bits::<16>(self.lane[h % 4].val().index())
-                                    >> self.eight.val());
-                    }
-                }
-            }
-        }
-
-        // ---- Extract the descriptor's record from its frame's buffer.
+        // ---- Capture, and extract the descriptor's record from its frame's buffer.
+        self.cap.clock.next = self.clock.val();
+        self.cap.reset.next = self.reset.val();
+        self.cap.tdata.next = self.tdata.val();
+        self.cap.tvalid.next = self.tvalid.val();
+        self.cap.tlast.next = self.tlast.val();
+        self.cap.d_valid.next = self.d_valid.val();
+        self.cap.d_sc.next = self.d_sc.val();
         for k in 0..REC_HW {
-            if self.rsel.q.val() {
-                if self.d_sc.val() == self.sc2.val() {
-                    self.rec[k].next = self.cap1[6 + k].q.val();
-                } else if self.d_sc.val() == self.sc1.val() {
-                    self.rec[k].next = self.cap1[4 + k].q.val();
-                } else {
-                    self.rec[k].next = self.cap1[2 + k].q.val();
-                }
-            } else if self.d_sc.val() == self.sc2.val() {
-                self.rec[k].next = self.cap0[6 + k].q.val();
-            } else if self.d_sc.val() == self.sc1.val() {
-                self.rec[k].next = self.cap0[4 + k].q.val();
-            } else {
-                self.rec[k].next = self.cap0[2 + k].q.val();
-            }
+            self.rec[k].next = self.cap.rec.val().get_bits::<16>(self.hw_at[k].val().index());
         }
         // The path: switch IDs (halfword 0 of each hop) side by side.
         for j in 0..HOPS {
@@ -360,9 +282,6 @@ impl Logic for HopSerializer {
         }
         for j in (HOPS - 1)..HOPS {
             self.x_path.next = self.path_acc[j].val();
-        }
-        if self.d_valid.val() {
-            self.rsel.d.next = !self.rsel.q.val();
         }
         self.push.next = self.d_valid.val() & self.d_ip.val() & (self.d_hops.val() != self.zero5.val());
 
@@ -450,9 +369,6 @@ impl Logic for HopSerializer {
         }
 
         if self.reset.val() {
-            self.t.d.next = self.zero5.val();
-            self.wsel.d.next = false;
-            self.rsel.d.next = false;
             self.head.d.next = self.zero2.val();
             self.count.d.next = self.zero2.val();
             self.j.d.next = self.zero5.val();
