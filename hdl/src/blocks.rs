@@ -138,6 +138,11 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "NIC core top: AXI-Stream 64-bit -> parser -> two-bank TowerSketch (SketchINT FPGA geometry) + two-bank SuMax (NIC geometry, time_of + delay_bin) + the per-switch half (latency tower, inflated-latency records) + the flow-key table, all under one epoch engine, statistics counters, AXI4-Lite register file (default map) with the idle banks behind the readout windows",
         verilog: crate::core_top::nic_verilog,
     },
+    BlockDef {
+        name: "board_front",
+        about: "VC709 four-port front: per port parser + hop capture at its MAC clock, IP records through a Gray-pointer FIFO (16 x 1041 bits) into the core clock, round-robin merge of one record a clock at most",
+        verilog: crate::board::front::nic_verilog,
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

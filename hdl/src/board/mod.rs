@@ -4,4 +4,14 @@
 //! | module | what |
 //! |---|---|
 //! | [`si5324_init`] | the SFP+ reference clock's bring-up: the Si5324 start-up sequence over I2C |
+//! | [`record`] | the port record's layout: a frame's descriptor and hop stack in one word |
+//! | [`port_front`] | `PortFront`: one port's parser and hop capture at its MAC clock, one record per frame, per-port counters |
+//! | [`cdc_fifo`] | `CdcFifo<W, N, P>`: a Gray-pointer FIFO from one clock into another, overflow counter and high-water mark |
+//! | [`port_merge`] | `PortMerge<W>`: four record streams into one, round-robin, one a core clock at most |
+//! | [`front`] | `BoardFront`: four port fronts, their FIFOs into the core clock and the merge |
+pub mod cdc_fifo;
+pub mod front;
+pub mod port_front;
+pub mod port_merge;
+pub mod record;
 pub mod si5324_init;
