@@ -150,6 +150,9 @@ struct PerSwitchRun {
     half: PerSwitch,
     /// Did the current epoch hold an INT hop?
     saw_int: bool,
+    /// The current batch's keys and flow estimates (reused from batch to batch).
+    keys: Vec<FlowKey>,
+    estimates: Vec<u64>,
 }
 
 impl PerSwitchRun {
@@ -164,18 +167,19 @@ impl PerSwitchRun {
             ..PerSwitchConfig::nic_default()
         };
         let half = PerSwitch::new(config).context("per-switch half")?;
-        Ok(Some(PerSwitchRun { tower, half, saw_int: false }))
+        Ok(Some(PerSwitchRun { tower, half, saw_int: false, keys: Vec::new(), estimates: Vec::new() }))
     }
 
-    /// Inserts `batch` into the flow tower packet by packet (the same counters as a batch
-    /// insertion), handing the half each packet with its flow's estimate right after it.
+    /// Inserts `batch` into the flow tower (the same counters as a batch insertion), then
+    /// hands the half each packet with its flow's estimate right after its insertion: the
+    /// half never reads the flow tower, so the whole batch's estimates can come first.
     fn feed(&mut self, sketch: &mut AnySketch, batch: &[Packet], epoch: u64) {
         let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(batch) };
-        for p in batch {
-            let estimate = t.insert_and_query(&p.key);
-            self.half.observe(epoch as u32, p, estimate);
-            self.saw_int |= !p.hops.is_empty();
-        }
+        self.keys.clear();
+        self.keys.extend(batch.iter().map(|p| p.key));
+        t.insert_and_query_batch(&self.keys, &mut self.estimates);
+        self.half.observe_batch(epoch as u32, batch, &self.estimates);
+        self.saw_int |= batch.iter().any(|p| !p.hops.is_empty());
     }
 
     /// The epoch's per-switch sections (none when it held no INT hop) and what they hold;

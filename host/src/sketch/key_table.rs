@@ -54,19 +54,28 @@ impl KeyTable {
         &self.geometry
     }
 
-    /// Slot of `key` in every way.
-    fn slots(&self, key: &FlowKey) -> impl Iterator<Item = usize> + '_ {
+    /// Slot of `key` in every way (entries `ways..` unused).
+    #[inline]
+    fn slots(&self, key: &FlowKey) -> [usize; super::hashing::MAX_MEMBERS] {
         let h = self.hashes.hash(key);
-        (0..self.ways.len()).map(move |w| index(h[w], self.geometry.depth) as usize)
+        h.map(|x| index(x, self.geometry.depth) as usize)
     }
 
     /// Offers a flow whose estimate reached the threshold (see [`Offer`]). A path longer
     /// than [`MAX_HOPS`] keeps its first hops (the NIC's parser refuses such stacks).
     pub fn offer(&mut self, key: &FlowKey, path: &[u16]) -> Offer {
-        let slots: Vec<usize> = self.slots(key).collect();
+        self.offer_with(key, || path.to_vec())
+    }
+
+    /// [`KeyTable::offer`] with the path built only when the key is stored: every packet of
+    /// a heavy flow is offered, and all but the first find their key present, so the hot
+    /// path allocates nothing.
+    pub fn offer_with(&mut self, key: &FlowKey, path: impl FnOnce() -> Vec<u16>) -> Offer {
+        let slots = self.slots(key);
         let mut free = None;
-        for (w, &s) in slots.iter().enumerate() {
-            match &self.ways[w][s] {
+        for (w, way) in self.ways.iter().enumerate() {
+            let s = slots[w];
+            match &way[s] {
                 Some(e) if e.key == *key => return Offer::Present,
                 None if free.is_none() => free = Some((w, s)),
                 _ => {}
@@ -76,15 +85,16 @@ impl KeyTable {
             self.misses += 1;
             return Offer::Full;
         };
-        let path = path[..path.len().min(MAX_HOPS as usize)].to_vec();
+        let mut path = path();
+        path.truncate(MAX_HOPS as usize);
         self.ways[w][s] = Some(Entry { key: *key, path });
         Offer::Inserted(w)
     }
 
     /// Is `key` stored?
     pub fn contains(&self, key: &FlowKey) -> bool {
-        let slots: Vec<usize> = self.slots(key).collect();
-        slots.iter().enumerate().any(|(w, &s)| self.ways[w][s].as_ref().is_some_and(|e| e.key == *key))
+        let slots = self.slots(key);
+        self.ways.iter().zip(slots).any(|(way, s)| way[s].as_ref().is_some_and(|e| e.key == *key))
     }
 
     /// Every stored entry, way by way, slot by slot.

@@ -58,6 +58,7 @@ impl Array {
         let (off, w, m) = self.cell(i, field);
         value(self.bits.get(off, w), m)
     }
+    #[cfg(test)]
     #[inline(always)]
     fn update(&mut self, i: u32, field: Field, f: impl FnOnce(u32, u32) -> Option<u32>) {
         let (off, w, m) = self.cell(i, field);
@@ -145,6 +146,40 @@ impl LatencyTower {
     /// before the hop.
     pub fn insert(&mut self, key: &HopKey, units: u64) -> PairEstimate {
         let idx = self.indices(key);
+        self.insert_indices(&idx, units)
+    }
+
+    /// Bucket indices of `key` with their cache lines requested: the per-switch half hashes
+    /// a few hops ahead of the one it inserts, so the misses of several hops overlap.
+    #[inline(always)]
+    pub fn prefetch(&self, key: &HopKey) -> [u32; MAX_ARRAYS] {
+        let idx = self.indices(key);
+        for (a, &i) in self.arrays.iter().zip(&idx) {
+            a.bits.prefetch(i as u64 * a.bucket_bits);
+        }
+        idx
+    }
+
+    /// [`LatencyTower::insert`] at precomputed indices. Each bucket is read once: both
+    /// fields' cells are loaded, the estimates before the hop are their minima, and the
+    /// mode's rule (applied to each field on its own, as the module docs say) gives the
+    /// cells written back. Tests check it against the field-by-field reference.
+    #[inline(always)]
+    pub fn insert_indices(&mut self, idx: &[u32; MAX_ARRAYS], units: u64) -> PairEstimate {
+        let mode = self.mode;
+        // The NIC's d = 3 gets a kernel with its cells in registers; any other d the
+        // general one (lanes past d are padded as overflowed cells, which no rule touches).
+        match <&mut [Array; 3]>::try_from(self.arrays.as_mut_slice()) {
+            Ok(arrays) => insert_cells::<3>(arrays, mode, idx, units),
+            Err(_) => insert_cells::<MAX_ARRAYS>(&mut self.arrays, mode, idx, units),
+        }
+    }
+
+    /// The field-by-field reference of [`LatencyTower::insert`]: the query, then each
+    /// field's cells through the mode's rule, one cell access at a time.
+    #[cfg(test)]
+    fn insert_reference(&mut self, key: &HopKey, units: u64) -> PairEstimate {
+        let idx = self.indices(key);
         let before = self.query_indices(&idx);
         for (field, alpha) in [(Field::Count, 1), (Field::Sum, units)] {
             match self.mode {
@@ -156,6 +191,7 @@ impl LatencyTower {
         before
     }
 
+    #[cfg(test)]
     fn insert_cm(&mut self, idx: &[u32; MAX_ARRAYS], field: Field, alpha: u64) {
         for (a, &i) in self.arrays.iter_mut().zip(idx) {
             a.update(i, field, |v, m| cm_step(v, m, alpha));
@@ -163,6 +199,7 @@ impl LatencyTower {
     }
 
     /// Exact CU: every non-overflowed cell becomes `max(cell, min + alpha)`.
+    #[cfg(test)]
     fn insert_cu(&mut self, idx: &[u32; MAX_ARRAYS], field: Field, alpha: u64) {
         let min = self.field_min(idx, field);
         if min == INF {
@@ -179,6 +216,7 @@ impl LatencyTower {
     }
 
     /// Approximate CU: the field's running minimum travels from array 0 to array d-1.
+    #[cfg(test)]
     fn insert_acu(&mut self, idx: &[u32; MAX_ARRAYS], field: Field, alpha: u64) {
         let mut omega = INF;
         for (a, &i) in self.arrays.iter_mut().zip(idx) {
@@ -198,7 +236,6 @@ impl LatencyTower {
 
     /// The estimates at precomputed indices.
     pub fn query_indices(&self, idx: &[u32]) -> PairEstimate {
-        let finite = |v: u64| (v != INF).then_some(v);
         PairEstimate {
             count: finite(self.field_min(idx, Field::Count)),
             sum: finite(self.field_min(idx, Field::Sum)),
@@ -268,6 +305,87 @@ impl LatencyTower {
     pub fn memory_bytes(&self) -> u64 {
         self.geometry.memory_bits().div_ceil(8)
     }
+}
+
+/// `None` for [`INF`] (every cell of the field overflowed).
+#[inline(always)]
+fn finite(v: u64) -> Option<u64> {
+    (v != INF).then_some(v)
+}
+
+/// Minimum value of the non-overflowed `cells` ([`INF`] if none).
+#[inline(always)]
+fn cells_min(cells: &[u32], markers: &[u32]) -> u64 {
+    cells.iter().zip(markers).map(|(&c, &m)| value(c, m)).min().unwrap_or(INF)
+}
+
+/// [`LatencyTower::insert_indices`] over `arrays` (at most `D` of them): both cells of
+/// each bucket loaded once, the estimates before the hop, then the changed cells stored.
+#[inline(always)]
+fn insert_cells<const D: usize>(
+    arrays: &mut [Array],
+    mode: InsertMode,
+    idx: &[u32; MAX_ARRAYS],
+    units: u64,
+) -> PairEstimate {
+    // A padded lane holds 0 under marker 0: `value` reads it as overflowed.
+    let (mut count, mut sum, mut count_m, mut sum_m) = ([0u32; D], [0u32; D], [0u32; D], [0u32; D]);
+    for (k, (a, &i)) in arrays.iter().zip(idx).enumerate().take(D) {
+        count[k] = a.get(i, Field::Count);
+        sum[k] = a.get(i, Field::Sum);
+        (count_m[k], sum_m[k]) = (a.count_marker, a.sum_marker);
+    }
+    let before =
+        PairEstimate { count: finite(cells_min(&count, &count_m)), sum: finite(cells_min(&sum, &sum_m)) };
+    let new_count = step_cells(mode, count, &count_m, 1);
+    let new_sum = step_cells(mode, sum, &sum_m, units);
+    for (k, (a, &i)) in arrays.iter_mut().zip(idx).enumerate().take(D) {
+        if new_count[k] != count[k] {
+            let (off, w, _) = a.cell(i, Field::Count);
+            a.bits.set(off, w, new_count[k]);
+        }
+        if new_sum[k] != sum[k] {
+            let (off, w, _) = a.cell(i, Field::Sum);
+            a.bits.set(off, w, new_sum[k]);
+        }
+    }
+    before
+}
+
+/// One field's cells after a hop of `alpha` under `mode` (the rules of the module docs).
+#[inline(always)]
+fn step_cells<const D: usize>(
+    mode: InsertMode,
+    mut cells: [u32; D],
+    markers: &[u32; D],
+    alpha: u64,
+) -> [u32; D] {
+    match mode {
+        InsertMode::Cm => {
+            for (c, &m) in cells.iter_mut().zip(markers) {
+                *c = cm_step(*c, m, alpha).unwrap_or(*c);
+            }
+        }
+        InsertMode::Cu => {
+            let min = cells_min(&cells, markers);
+            if min != INF {
+                let target = min + alpha;
+                for (c, &m) in cells.iter_mut().zip(markers) {
+                    let v = value(*c, m);
+                    if v != INF && v < target {
+                        *c = store(target, m);
+                    }
+                }
+            }
+        }
+        InsertMode::Acu => {
+            let mut omega = INF;
+            for (c, &m) in cells.iter_mut().zip(markers) {
+                *c = omega_step(*c, m, alpha, &mut omega).unwrap_or(*c);
+            }
+        }
+    }
+    cells
 }
 
 #[cfg(test)]
@@ -347,6 +465,52 @@ mod tests {
             );
             assert_eq!(t.query(9, &flow(1)).average_ns(4), Some(160.0));
             assert_eq!(t.query(8, &flow(1)), PairEstimate { count: Some(0), sum: Some(0) });
+        }
+    }
+
+    /// The fused insert (each bucket read once) leaves the cells and returns the estimates
+    /// of the field-by-field reference, hop for hop, in every mode: narrow cells that
+    /// overflow within the run, latencies from 0 to past the widest sum cell, few buckets
+    /// so that pairs collide.
+    #[test]
+    fn fused_insert_equals_the_field_by_field_reference() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let geometries: [&[(u8, u8, u32)]; 3] = [
+            &[(3, 6, 29), (5, 9, 17), (7, 12, 11)],
+            &[(2, 5, 13), (6, 11, 7)],
+            &[(2, 4, 31), (3, 7, 19), (5, 9, 13), (8, 32, 5)],
+        ];
+        for (mode, cells) in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu]
+            .into_iter()
+            .flat_map(|m| geometries.iter().map(move |&c| (m, c)))
+        {
+            let g = LatencyTowerGeometry::from_cells(cells, 2);
+            let mut fast = LatencyTower::new(g.clone(), mode).unwrap();
+            let mut slow = LatencyTower::new(g, mode).unwrap();
+            for n in 0..20_000 {
+                let r = next();
+                let key = switch_key((r % 7) as u16, &flow((r >> 8) as u8 % 23));
+                let units = match n % 4 {
+                    0 => 0,
+                    1 => r >> 40 & 3,
+                    2 => r >> 40 & 255,
+                    _ => r >> 32 & 0x1_ffff,
+                };
+                assert_eq!(
+                    fast.insert(&key, units),
+                    slow.insert_reference(&key, units),
+                    "{mode:?} {cells:?} hop {n}"
+                );
+            }
+            for a in 0..cells.len() {
+                assert_eq!(fast.array_bytes(a), slow.array_bytes(a), "{mode:?} {cells:?} array {a}");
+            }
         }
     }
 
