@@ -2,12 +2,15 @@
 //! INT stacks (2-5 hops), held in memory so the figure is the parser's, not the disk's.
 //! `stream` is the streaming reader packet by packet; `pipeline` the same packets in
 //! batches from the parser thread; `stats` the exact flow statistics (`trace stats`).
+//! `per_switch_*` is the NIC's per-switch half at its default geometry over the parsed
+//! packets (the flow estimates given), packet by packet and batched with prefetching.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig};
 use smartnic::trace::gen::{generate, GenConfig, ShimConfig};
 use smartnic::trace::pipeline::{for_each_batch, BATCH};
 use smartnic::trace::stats::compute_from;
-use smartnic::trace::{Format, PacketReader, TraceError};
+use smartnic::trace::{Format, Packet, PacketReader, TraceError};
 
 const PACKETS: u64 = 500_000;
 
@@ -54,6 +57,27 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
             compute_from(&mut r, |_| {}).unwrap().totals.flows
+        })
+    });
+    let packets: Vec<Packet> = {
+        let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+        std::iter::from_fn(|| r.next_packet().unwrap()).collect()
+    };
+    let estimates: Vec<u64> = (0..packets.len() as u64).map(|n| n % 1500).collect();
+    g.bench_function("per_switch_one", |b| {
+        b.iter(|| {
+            let mut half = PerSwitch::new(PerSwitchConfig::nic_default()).unwrap();
+            packets.iter().zip(&estimates).for_each(|(p, &e)| half.observe(0, p, e));
+            half.stats().inflated
+        })
+    });
+    g.bench_function("per_switch_batch", |b| {
+        b.iter(|| {
+            let mut half = PerSwitch::new(PerSwitchConfig::nic_default()).unwrap();
+            for (p, e) in packets.chunks(BATCH).zip(estimates.chunks(BATCH)) {
+                half.observe_batch(0, p, e);
+            }
+            half.stats().inflated
         })
     });
     g.finish();

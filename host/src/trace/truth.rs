@@ -99,6 +99,12 @@ impl FlowAcc {
         }
     }
 
+    /// Hints the CPU to pull the per-switch list in before [`FlowAcc::add`] needs it.
+    #[inline(always)]
+    pub fn prefetch_hops(&self) {
+        super::prefetch(self.hops.as_ptr());
+    }
+
     /// The finished record of flow `key`.
     pub fn record(&self, key: &FlowKey) -> FlowRecord {
         FlowRecord {
