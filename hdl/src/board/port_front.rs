@@ -26,7 +26,7 @@ use super::record::*;
 use crate::arith::Widen;
 use crate::hash::KEY_BITS;
 use crate::parser::{konst, Parser};
-use crate::per_switch::hop_capture::HopCapture;
+use crate::per_switch::hop_capture::{HopCapture, HOPS, REC_HW};
 use rust_hdl::prelude::*;
 
 /// The port front (see the module docs).
@@ -49,8 +49,12 @@ pub struct PortFront {
     pub malformed: Signal<Out, Bits<64>>,
     parser: Parser,
     cap: HopCapture,
-    // The fields at the record's width (`#[hdl_gen]` has no concatenation).
-    w_hops: Widen<RECORD_BITS, HOPS_BITS>,
+    // The fields at the record's width (`#[hdl_gen]` has no concatenation): hop `j`'s three
+    // halfwords into a 48-bit word, placed at bit 48 j.
+    w_hw: [Widen<48, 16>; REC_HW],
+    w_hop: [Widen<RECORD_BITS, 48>; HOPS],
+    hops_acc: [Signal<Local, Bits<RECORD_BITS>>; HOPS],
+    hop_at: [Constant<Bits<AT_BITS>>; HOPS],
     w_nhops: Widen<RECORD_BITS, NHOPS_BITS>,
     w_sc: Widen<RECORD_BITS, SC_BITS>,
     w_class: Widen<RECORD_BITS, CLASS_BITS>,
@@ -69,7 +73,7 @@ pub struct PortFront {
 
 impl Default for PortFront {
     fn default() -> Self {
-        const _: () = assert!(HOPS_AT == 0);
+        const _: () = assert!(HOPS_BITS == 48 * HOPS);
         PortFront {
             clock: Default::default(),
             reset: Default::default(),
@@ -88,7 +92,10 @@ impl Default for PortFront {
             malformed: Default::default(),
             parser: Parser::new(),
             cap: Default::default(),
-            w_hops: Default::default(),
+            w_hw: std::array::from_fn(|_| Default::default()),
+            w_hop: std::array::from_fn(|_| Default::default()),
+            hops_acc: std::array::from_fn(|_| Default::default()),
+            hop_at: std::array::from_fn(|j| konst!(HOPS_AT + 48 * j)),
             w_nhops: Default::default(),
             w_sc: Default::default(),
             w_class: Default::default(),
@@ -129,7 +136,19 @@ impl Logic for PortFront {
         self.cap.d_sc.next = self.parser.d_sc.val();
 
         // ---- The record, packed in the descriptor's clock.
-        self.w_hops.x.next = self.cap.rec.val();
+        for k in 0..REC_HW {
+            self.w_hw[k].x.next = self.cap.rec[k].val();
+        }
+        for j in 0..HOPS {
+            self.w_hop[j].x.next = self.w_hw[3 * j].y.val()
+                | (self.w_hw[3 * j + 1].y.val() << 16)
+                | (self.w_hw[3 * j + 2].y.val() << 32);
+        }
+        self.hops_acc[0].next = self.w_hop[0].y.val() << self.hop_at[0].val();
+        for j in 1..HOPS {
+            self.hops_acc[j].next =
+                self.hops_acc[j - 1].val() | (self.w_hop[j].y.val() << self.hop_at[j].val());
+        }
         self.w_nhops.x.next = self.parser.d_hops.val();
         self.w_sc.x.next = self.parser.d_sc.val();
         self.w_class.x.next = self.parser.d_class.val();
@@ -137,14 +156,16 @@ impl Logic for PortFront {
         self.w_delay.x.next = self.parser.d_delay.val();
         self.w_ts.x.next = self.parser.d_ts.val();
         self.w_key.x.next = self.parser.d_key.val();
-        self.r_data.next = self.w_hops.y.val()
-            | (self.w_nhops.y.val() << self.at_nhops.val())
-            | (self.w_sc.y.val() << self.at_sc.val())
-            | (self.w_class.y.val() << self.at_class.val())
-            | (self.w_len.y.val() << self.at_len.val())
-            | (self.w_delay.y.val() << self.at_delay.val())
-            | (self.w_ts.y.val() << self.at_ts.val())
-            | (self.w_key.y.val() << self.at_key.val());
+        for j in (HOPS - 1)..HOPS {
+            self.r_data.next = self.hops_acc[j].val()
+                | (self.w_nhops.y.val() << self.at_nhops.val())
+                | (self.w_sc.y.val() << self.at_sc.val())
+                | (self.w_class.y.val() << self.at_class.val())
+                | (self.w_len.y.val() << self.at_len.val())
+                | (self.w_delay.y.val() << self.at_delay.val())
+                | (self.w_ts.y.val() << self.at_ts.val())
+                | (self.w_key.y.val() << self.at_key.val());
+        }
         self.r_valid.next = self.parser.d_valid.val();
 
         // ---- Counters.

@@ -27,8 +27,7 @@
 //! | `clock`, `reset` | in | 1 | synchronous reset of the beat counter and both buffer selects |
 //! | `tdata`, `tvalid`, `tlast` | in | 64, 1, 1 | the AXI-Stream beats the parser sees (`tdata[7:0]` first on the wire) |
 //! | `d_valid`, `d_sc` | in | 1, 2 | the parser's descriptor and its shim position code |
-//! | `rec` | out | 768 | the descriptor's 16 hops: hop `j` = halfwords `3j`, `3j + 1`, `3j + 2` (switch ID, latency 31:16, latency 15:0), halfword `k` in bits `16k + 15 : 16k`; hops at or past the hop count are stale capture |
-use crate::arith::Widen;
+//! | `rec$k` | out | 16 each | the descriptor's 16 hops as 48 halfwords: hop `j` = halfwords `3j`, `3j + 1`, `3j + 2` (switch ID, latency 31:16, latency 15:0); hops at or past the hop count are stale capture |
 use crate::parser::konst;
 use rust_hdl::prelude::*;
 use smartnic_contract::shim::MAX_HOPS;
@@ -39,7 +38,7 @@ pub const HOPS: usize = MAX_HOPS as usize;
 pub const HW_PER_HOP: usize = 3;
 /// Halfwords of a record's hops.
 pub const REC_HW: usize = HOPS * HW_PER_HOP;
-/// Width of `rec`.
+/// Width of a record's hops packed side by side (halfword `k` in bits `16k + 15 : 16k`).
 pub const REC_BITS: usize = 16 * REC_HW;
 /// First frame byte captured (the hop area starts at byte 20 at the earliest).
 const FIRST_BYTE: usize = 16;
@@ -62,18 +61,12 @@ pub struct HopCapture {
     pub tlast: Signal<In, Bit>,
     pub d_valid: Signal<In, Bit>,
     pub d_sc: Signal<In, Bits<2>>,
-    pub rec: Signal<Out, Bits<REC_BITS>>,
+    pub rec: [Signal<Out, Bits<16>>; REC_HW],
     t: DFF<Bits<5>>,
     wsel: DFF<Bit>,
     rsel: DFF<Bit>,
     cap0: [DFF<Bits<16>>; CAP_HW],
     cap1: [DFF<Bits<16>>; CAP_HW],
-    /// The descriptor's hops, halfword by halfword.
-    hw: [Signal<Local, Bits<16>>; REC_HW],
-    /// Halfword `k` widened and placed, ORed into `acc[k]`.
-    hw_wide: [Widen<REC_BITS, 16>; REC_HW],
-    acc: [Signal<Local, Bits<REC_BITS>>; REC_HW],
-    hw_at: [Constant<Bits<10>>; REC_HW],
     /// Beat indices 2..16 (the captured beats).
     beat: [Constant<Bits<5>>; 14],
     /// Bit offset of each 16-bit lane of `tdata`.
@@ -96,16 +89,12 @@ impl Default for HopCapture {
             tlast: Default::default(),
             d_valid: Default::default(),
             d_sc: Default::default(),
-            rec: Default::default(),
+            rec: std::array::from_fn(|_| Default::default()),
             t: Default::default(),
             wsel: Default::default(),
             rsel: Default::default(),
             cap0: std::array::from_fn(|_| Default::default()),
             cap1: std::array::from_fn(|_| Default::default()),
-            hw: std::array::from_fn(|_| Default::default()),
-            hw_wide: std::array::from_fn(|_| Default::default()),
-            acc: std::array::from_fn(|_| Default::default()),
-            hw_at: std::array::from_fn(|k| konst!(16 * k)),
             beat: std::array::from_fn(|i| konst!(i + 2)),
             lane: std::array::from_fn(|i| konst!(16 * i)),
             t_max: konst!(16),
@@ -160,29 +149,19 @@ impl Logic for HopCapture {
         for k in 0..REC_HW {
             if self.rsel.q.val() {
                 if self.d_sc.val() == self.sc2.val() {
-                    self.hw[k].next = self.cap1[6 + k].q.val();
+                    self.rec[k].next = self.cap1[6 + k].q.val();
                 } else if self.d_sc.val() == self.sc1.val() {
-                    self.hw[k].next = self.cap1[4 + k].q.val();
+                    self.rec[k].next = self.cap1[4 + k].q.val();
                 } else {
-                    self.hw[k].next = self.cap1[2 + k].q.val();
+                    self.rec[k].next = self.cap1[2 + k].q.val();
                 }
             } else if self.d_sc.val() == self.sc2.val() {
-                self.hw[k].next = self.cap0[6 + k].q.val();
+                self.rec[k].next = self.cap0[6 + k].q.val();
             } else if self.d_sc.val() == self.sc1.val() {
-                self.hw[k].next = self.cap0[4 + k].q.val();
+                self.rec[k].next = self.cap0[4 + k].q.val();
             } else {
-                self.hw[k].next = self.cap0[2 + k].q.val();
+                self.rec[k].next = self.cap0[2 + k].q.val();
             }
-        }
-        for k in 0..REC_HW {
-            self.hw_wide[k].x.next = self.hw[k].val();
-        }
-        self.acc[0].next = self.hw_wide[0].y.val() << self.hw_at[0].val();
-        for k in 1..REC_HW {
-            self.acc[k].next = self.acc[k - 1].val() | (self.hw_wide[k].y.val() << self.hw_at[k].val());
-        }
-        for k in (REC_HW - 1)..REC_HW {
-            self.rec.next = self.acc[k].val();
         }
         if self.d_valid.val() {
             self.rsel.d.next = !self.rsel.q.val();

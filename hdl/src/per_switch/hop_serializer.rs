@@ -137,8 +137,6 @@ pub struct HopSerializer {
     cur_hw: [Signal<Local, Bits<16>>; HW_PER_HOP],
     /// The descriptor's record: its hops from the frame's buffer at its shim position.
     rec: [Signal<Local, Bits<16>>; REC_HW],
-    /// Bit offset of halfword `k` of the capture's `rec`.
-    hw_at: [Constant<Bits<10>>; REC_HW],
     lat_hi: Widen<32, 16>,
     lat_lo: Widen<32, 16>,
     key_sw: Widen<HOP_KEY_BITS, 16>,
@@ -213,7 +211,6 @@ impl Default for HopSerializer {
             cur_epoch: Default::default(),
             cur_hw: Default::default(),
             rec: std::array::from_fn(|_| Default::default()),
-            hw_at: std::array::from_fn(|k| konst!(16 * k)),
             lat_hi: Default::default(),
             lat_lo: Default::default(),
             key_sw: Default::default(),
@@ -269,7 +266,7 @@ impl Logic for HopSerializer {
         self.cap.d_valid.next = self.d_valid.val();
         self.cap.d_sc.next = self.d_sc.val();
         for k in 0..REC_HW {
-            self.rec[k].next = self.cap.rec.val().get_bits::<16>(self.hw_at[k].val().index());
+            self.rec[k].next = self.cap.rec[k].val();
         }
         // The path: switch IDs (halfword 0 of each hop) side by side.
         for j in 0..HOPS {
