@@ -7,7 +7,7 @@
 //!
 //! | field | offset | width | meaning |
 //! |---|---|---|---|
-//! | hop records | [`HOPS_AT`] | 768 | the frame's 16 INT hops as [`HopCapture`](crate::per_switch::hop_capture::HopCapture) gives them |
+//! | hop records | [`HOPS_AT`] | 768 | the frame's 16 INT hops from [`HopCapture`](crate::per_switch::hop_capture::HopCapture), hop `j` in bits `48j + 47 : 48j`: switch ID, latency 31:16, latency 15:0 from the low end (bits past the hop count are stale) |
 //! | hop count | [`NHOPS_AT`] | 5 | the parser's `d_hops` |
 //! | shim code | [`SC_AT`] | 2 | the parser's `d_sc` |
 //! | class | [`CLASS_AT`] | 2 | the parser's `d_class` |
