@@ -378,8 +378,8 @@ fn check_clocks(m: Model, mac_ps: [u64; PORTS], core_ps: u64, seed: u64, frames:
             for (i, (g, w)) in got[p].iter().zip(&ports[p].want).enumerate() {
                 assert_eq!(g, w, "{kind:?}, port {p}, IP frame {i}: merged record != software model");
             }
-            for c in 0..4 {
-                classes[p][c] += ports[p].classes[c];
+            for (sum, n) in classes[p].iter_mut().zip(ports[p].classes) {
+                *sum += n;
             }
             ip[p] += ports[p].want.len() as u64;
         }
