@@ -365,8 +365,13 @@ mod tests {
         }
     }
 
+    /// A frame as comparable values: offset, timestamp, original length, bytes.
+    type Frame = (u64, u64, u32, Vec<u8>);
+    /// The error that ended a file: its offset and message.
+    type End = Option<(Option<u64>, String)>;
+
     /// Every frame, or the error that ends the file, as comparable values.
-    fn frames<R: Read>(r: R) -> (Vec<(u64, u64, u32, Vec<u8>)>, Option<(Option<u64>, String)>) {
+    fn frames<R: Read>(r: R) -> (Vec<Frame>, End) {
         let mut r = PcapReader::new(r).unwrap();
         let mut out = Vec::new();
         loop {

@@ -232,15 +232,18 @@ impl FlowTable {
 
     /// Finishes: totals plus all flows, most packets first.
     pub fn finish(self) -> TraceStats {
-        let mut totals = self.totals;
-        totals.flows = self.flows.len() as u64;
+        let FlowTable { flows, index, mut totals, malformed } = self;
+        drop(index);
+        totals.flows = flows.len() as u64;
         totals.duration_ns = totals.last_ns - totals.first_ns;
+        // Each accumulator is freed as its record is made, so the peak holds the records
+        // and not both.
         let mut flows: Vec<(FlowKey, FlowRecord)> =
-            self.flows.iter().map(|(k, _, a)| (*k, a.record(k))).collect();
+            flows.into_iter().map(|(k, _, a)| (k, a.record(&k))).collect();
         sort_flows(&mut flows);
         TraceStats {
             totals,
-            malformed_by_reason: self.malformed,
+            malformed_by_reason: malformed,
             flows: flows.into_iter().map(|(_, r)| r).collect(),
         }
     }
