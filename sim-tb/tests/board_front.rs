@@ -5,6 +5,7 @@
 //! Each port's AXI-Stream carries a beat on every MAC clock (frames back to back, no idle
 //! cycle: faster than the 10G wire, which adds 20 bytes of preamble and gap per frame):
 //! - minimum frames (64 bytes, IPv4/UDP, 0..2 hops);
+//! - the shortest IP frames (34 bytes, 5 beats): the most records a port can send;
 //! - 16-hop INT stacks in their minimum frames (144 bytes, 18 beats): the worst hop rate;
 //! - the parser tests' structured frames (VLAN tags, shims, IPv4 options, IPv6 extension
 //!   headers, TCP/UDP, random defects), runts of 1..59 bytes, `tuser` and `tkeep` holes,
@@ -14,7 +15,8 @@
 //! (`smartnic::trace::frame::parse_frame`) IP frames of that port, in that port's order
 //! (class, key, length, timestamp = the port's `now` at the first beat, delay, hop count,
 //! shim code, every hop's switch ID and latency); the per-port counters equal the frames
-//! sent of each class; `accepted` equals the IP frames; no FIFO refused a record. Printed:
+//! sent of each class; `accepted` equals the IP frames; no FIFO refused a record, none held
+//! more than `MAX_FILL` (the bound argued in `board::front`). Printed:
 //! records and hops merged per core clock, and the FIFOs' high-water marks.
 //!
 //! Then an overload (a 40 ns core clock): the FIFOs fill and refuse records, each refusal
@@ -26,7 +28,7 @@ use parser_util::{expect, Frame, Rng};
 use smartnic::trace::frame::{parse_frame, FrameClass, LINKTYPE_ETHERNET};
 use smartnic_contract::shim::{Hop, ETHERTYPE_SHIM};
 use smartnic_contract::FlowKey;
-use smartnic_hdl::board::front::{self, DEPTH};
+use smartnic_hdl::board::front::{self, DEPTH, MAX_FILL};
 use smartnic_hdl::board::port_merge::PORTS;
 use smartnic_hdl::parser::CLASS_IP;
 use smartnic_sim_tb::frames::{udp4_frame, MAX_MIN_FRAME_HOPS, MIN_FRAME};
@@ -116,10 +118,37 @@ fn random_key(r: &mut Rng) -> FlowKey {
     )
 }
 
+/// The shortest IP frame: Ethernet and a 20-byte IPv4 header of a protocol without ports
+/// (34 bytes, 5 beats): the most records a port can send.
+fn short_ip(r: &mut Rng) -> Vec<u8> {
+    let mut f = r.bytes(12);
+    f.extend_from_slice(&[
+        0x08,
+        0x00,
+        0x45,
+        0,
+        0,
+        20,
+        0,
+        0,
+        0,
+        0,
+        64,
+        [1, 47, 50][r.below(3) as usize],
+        0,
+        0,
+    ]);
+    f.extend_from_slice(&r.bytes(8));
+    let sum = smartnic_contract::wire::ipv4::checksum(&f[14..34]);
+    f[24..26].copy_from_slice(&sum.to_be_bytes());
+    f
+}
+
 /// The traffic kinds of the module docs.
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Minimum,
+    ShortIp,
     FullStacks,
     Mixed,
 }
@@ -135,6 +164,7 @@ fn traffic(kind: Kind, port: usize, base: u64, frames: usize, r: &mut Rng) -> Po
                 let shim = (!r.chance(0.25)).then_some(&hops[..]);
                 (Frame::new(udp4_frame(&random_key(r), vlan, shim, MIN_FRAME)), 0)
             }
+            Kind::ShortIp => (Frame::new(short_ip(r)), 0),
             Kind::FullStacks => {
                 let hops = random_hops(r, 16);
                 (Frame::new(udp4_frame(&random_key(r), None, Some(&hops), 144)), 0)
@@ -308,7 +338,8 @@ impl Bench {
     }
 
     /// Drives each port's beats (one per MAC clock) and collects the merged records per
-    /// port until every beat is sent and the merge has been quiet for 64 core clocks.
+    /// port until every beat is sent (and 8 idle clocks after it) and the merge has been
+    /// quiet for 64 core clocks.
     fn run(&mut self, ports: &[PortTraffic; PORTS], base: u64) -> ([Vec<Rec>; PORTS], Measure) {
         let mut next = [0usize; PORTS];
         let mut got: [Vec<Rec>; PORTS] = Default::default();
@@ -344,7 +375,9 @@ impl Bench {
             } else {
                 quiet += 1;
             }
-            let sent = (0..PORTS).all(|p| next[p] > ports[p].beats.len());
+            // Every port past its last beat by more than the parser's latency and its counters'
+            // clock, so a last frame without a record is counted too.
+            let sent = (0..PORTS).all(|p| next[p] > ports[p].beats.len() + 8);
             if sent && quiet > 64 {
                 return (got, meas);
             }
@@ -370,10 +403,13 @@ fn check_clocks(m: Model, mac_ps: [u64; PORTS], core_ps: u64, seed: u64, frames:
     let mut classes = [[0u64; 4]; PORTS];
     let mut ip = [0u64; PORTS];
     let mut base = 1_000;
-    for kind in [Kind::Minimum, Kind::FullStacks, Kind::Mixed] {
+    for kind in [Kind::Minimum, Kind::ShortIp, Kind::FullStacks, Kind::Mixed] {
         let ports: [PortTraffic; PORTS] = std::array::from_fn(|p| traffic(kind, p, base, frames, &mut r));
         let (got, meas) = b.run(&ports, base);
         for p in 0..PORTS {
+            if let Kind::ShortIp = kind {
+                assert_eq!(ports[p].want.len(), frames, "every short frame is IP");
+            }
             assert_eq!(got[p].len(), ports[p].want.len(), "{kind:?}, port {p}: records merged");
             for (i, (g, w)) in got[p].iter().zip(&ports[p].want).enumerate() {
                 assert_eq!(g, w, "{kind:?}, port {p}, IP frame {i}: merged record != software model");
@@ -413,7 +449,7 @@ fn check_clocks(m: Model, mac_ps: [u64; PORTS], core_ps: u64, seed: u64, frames:
         assert_eq!(c(&mut b.m, "accepted"), ip[p], "port {p}: records accepted by the merge");
         assert_eq!(c(&mut b.m, "overflow"), 0, "port {p}: records refused by its FIFO");
         fills[p] = c(&mut b.m, "max_fill");
-        assert!(fills[p] >= 1 && fills[p] < DEPTH as u64, "port {p}: high-water mark {}", fills[p]);
+        assert!((1..=MAX_FILL as u64).contains(&fills[p]), "port {p}: high-water mark {}", fills[p]);
     }
     eprintln!("MAC {mac_ps:?} ps, core {core_ps} ps: FIFO high-water marks {fills:?} of {DEPTH}");
     b.m

@@ -57,6 +57,9 @@ use rust_hdl::prelude::*;
 pub const DEPTH_BITS: usize = 4;
 /// Records each port's FIFO holds.
 pub const DEPTH: usize = 1 << DEPTH_BITS;
+/// The most records a port's FIFO holds at line rate, by the bound in the module docs (the
+/// Verilator test checks its high-water marks against it).
+pub const MAX_FILL: usize = 2;
 /// The records' FIFO: [`DEPTH`] records of [`RECORD_BITS`].
 pub type RecordFifo = CdcFifo<RECORD_BITS, DEPTH_BITS, { DEPTH_BITS + 1 }>;
 
