@@ -16,7 +16,8 @@
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
 //! | [`p4check`] | `scripts/p4-check`'s comparison of bmv2's output with the switch twins' (the `p4-compare` binary) |
 //! | [`collect`] | the collector daemon: every device read out each epoch, snapshots kept, Prometheus metrics served |
-//! | [`export`] | exports of each epoch's answers: IPFIX (RFC 7011) over UDP |
+//! | [`export`] | exports of each epoch's answers: IPFIX (RFC 7011) over UDP, Parquet tables |
+//! | [`fleet`] | network-wide SQL over many NICs' Parquet epochs (DataFusion embedded; the same queries on Spark) |
 //! | [`cli`] | the `smartnic` command line, one module per command |
 pub use smartnic_contract as contract;
 
@@ -27,6 +28,7 @@ pub mod demo;
 pub mod epoch_file;
 pub mod eval;
 pub mod export;
+pub mod fleet;
 #[doc(hidden)]
 pub mod fuzz_bodies;
 pub mod lab;

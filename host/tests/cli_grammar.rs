@@ -93,6 +93,8 @@ fn the_grammar_is_noun_then_verb() {
         "lab entries",
         "lab score",
         "collect",
+        "fleet query",
+        "fleet synth",
     ];
     assert_eq!(visible, expected.map(|c| format!("smartnic {c}")));
 }
@@ -116,7 +118,7 @@ fn old_spellings_are_hidden_from_help() {
     };
     assert_eq!(
         listed_commands(&help(&["--help"])),
-        ["trace", "sketch", "snapshot", "device", "sim", "demo", "lab", "collect", "help"]
+        ["trace", "sketch", "snapshot", "device", "sim", "demo", "lab", "collect", "fleet", "help"]
     );
     assert_eq!(listed_commands(&help(&["sketch", "--help"])), ["run", "eval", "help"]);
     let sim = help(&["sim", "--help"]);

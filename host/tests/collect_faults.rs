@@ -165,6 +165,7 @@ fn config(dir: &Path, devices: &[&str], keep: usize) -> Config {
         json: false,
         ipfix: None,
         ipfix_mtu: smartnic::export::ipfix::DEFAULT_MTU,
+        parquet: None,
     }
 }
 
@@ -403,4 +404,51 @@ fn a_stalled_scraper_does_not_hold_up_the_endpoint() {
     assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
     drop(stalled);
     ep.stop();
+}
+
+/// With `--parquet`, every epoch leaves its rows: a health row for each epoch, a failed one
+/// included (the gap shows in the fleet's tables), and the flow tables of each snapshot;
+/// every file is whole.
+#[test]
+fn parquet_tables_keep_every_epoch_and_show_the_gap() {
+    use smartnic::export::parquet::read_table;
+    let root = tempfile::tempdir().unwrap();
+    let pq = root.path().join("pq");
+    let bench = Arc::new(Bench::new(64));
+    let mut cfg = config(root.path(), &["emu"], 1000);
+    cfg.parquet = Some(pq.clone());
+    let mut c = Running::start(cfg, bench.opener());
+    let written = |r: &Running| r.metric(r#"smartnic_snapshots_written_total{device="emu"}"#);
+    c.wait("two snapshots", |r| written(r) >= Some(2.0));
+    bench.gone.store(true, Ordering::SeqCst);
+    c.wait("two epochs while gone", |r| r.metric(r#"smartnic_device_gone_total{device="emu"}"#) >= Some(2.0));
+    bench.gone.store(false, Ordering::SeqCst);
+    let now = written(&c).unwrap();
+    c.wait("a snapshot after it came back", |r| written(r) >= Some(now + 1.0));
+    c.stop();
+
+    let snapshots = all_snapshots(&root.path().join(device_dir("emu"))).len();
+    let health = read_table(&pq, "health").unwrap();
+    let col = |name: &str| -> Vec<arrow::array::ArrayRef> {
+        health.iter().map(|b| b.column_by_name(name).unwrap().clone()).collect()
+    };
+    use arrow::array::{Array, AsArray};
+    let ok: Vec<bool> =
+        col("readout_ok").iter().flat_map(|a| a.as_boolean().iter().map(Option::unwrap)).collect();
+    let failures: Vec<String> = col("failure")
+        .iter()
+        .flat_map(|a| a.as_string::<i32>().iter().flatten().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(ok.iter().filter(|&&o| o).count(), snapshots, "one health row per snapshot");
+    assert!(ok.iter().filter(|&&o| !o).count() >= 2, "the epochs while gone have rows: {ok:?}");
+    assert!(failures.iter().all(|f| f == "gone" || f == "open"), "{failures:?}");
+    assert_eq!(failures.len(), ok.iter().filter(|&&o| !o).count());
+    let no_epoch: usize = col("epoch").iter().map(|a| a.null_count()).sum();
+    assert_eq!(no_epoch, failures.len(), "a failed epoch has no epoch number");
+    for table in ["flows", "hops"] {
+        let files = std::fs::read_dir(pq.join(table).join(device_dir("emu"))).unwrap().count();
+        assert_eq!(files, snapshots, "{table}: one file per snapshot, no temporary file left");
+        read_table(&pq, table).unwrap();
+    }
+    assert_eq!(c.metric(r#"smartnic_sink_failures_total{device="emu",sink="parquet"}"#).unwrap_or(0.0), 0.0);
 }

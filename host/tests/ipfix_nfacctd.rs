@@ -215,7 +215,7 @@ fn nfacctd_decodes_every_record_as_the_report_says() {
 
     let mut want = BTreeMap::new();
     files.iter().for_each(|f| expected(f, &mut want));
-    let per_file = sent["snapshots"].as_array().unwrap();
+    let per_file = sent["ipfix"]["snapshots"].as_array().unwrap();
     let records: u64 = per_file
         .iter()
         .map(|f| f["flow_records"].as_u64().unwrap() + f["hop_records"].as_u64().unwrap())

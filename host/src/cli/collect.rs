@@ -1,7 +1,7 @@
 //! `smartnic collect`: the collector daemon ([`crate::collect`]): every period, swap and
 //! read out each `--device`, keep the `--keep` newest snapshots of each under `--dir`, and
 //! serve the Prometheus / OpenMetrics metrics at `http://LISTEN/metrics` until SIGTERM or
-//! SIGINT.
+//! SIGINT; with `--ipfix` and `--parquet`, export every epoch as well.
 
 use super::size::parse_duration;
 use crate::collect::device::Opened;
@@ -53,6 +53,10 @@ pub struct CollectArgs {
     /// Largest IPFIX message (UDP payload) in bytes.
     #[arg(long, default_value_t = crate::export::ipfix::DEFAULT_MTU, value_name = "BYTES")]
     pub ipfix_mtu: usize,
+    /// Also write every epoch as Parquet tables (flows, hops, health) under this directory,
+    /// for `smartnic fleet query` and Spark; a failed readout still writes its health row.
+    #[arg(long, value_name = "DIR")]
+    pub parquet: Option<PathBuf>,
 }
 
 /// Opens a device as `smartnic device` does; `sim:TRACE` replays `sim_packets` IP packets of
@@ -94,6 +98,7 @@ pub fn run(args: &CollectArgs, json: bool) -> anyhow::Result<()> {
         json,
         ipfix: args.ipfix,
         ipfix_mtu: args.ipfix_mtu,
+        parquet: args.parquet.clone(),
     };
     anyhow::ensure!(args.sim_packets > 0, "--sim-packets must be at least 1");
     crate::collect::prepare(&cfg)?;

@@ -181,6 +181,10 @@ pub const PAGES: &[Page] = &[
                 "snapshot export nic/epoch-*.snap --ipfix collector.example:4739 --domain 7 --mtu 1200 --json",
                 "every epoch, one sequence; messages, records and sequence numbers as JSON",
             ),
+            ex(
+                "snapshot export nic/epoch-*.snap --parquet fleet/ --device rack7-nic",
+                "every epoch as rows of the fleet's Parquet tables (flows, hops, health)",
+            ),
         ],
         text: "A flow record per key-table flow (packet estimate), a hop record per switch of its path\n\
                (latency tower count, average ns) as enterprise-specific elements; templates in every\n\
@@ -384,7 +388,28 @@ pub const PAGES: &[Page] = &[
         text: "Runs until SIGTERM or SIGINT, which let the current readout and its file finish (a second\n\
                SIGINT exits at once). A device that fails or disappears is opened again every period\n\
                (smartnic_device_up 0, then 1); a snapshot that cannot be written (disk full) is counted\n\
-               and logged, and no retained file is touched. Metrics: see the README's Collector section.",
+               and logged, and no retained file is touched. Metrics: see the README's Collector section.\n\
+               --ipfix and --parquet export every epoch as well (a failed readout: a health row).",
+    },
+    Page {
+        path: &["fleet", "query"],
+        examples: &[
+            top("fleet query --dir fleet/ --named switch_latency", "per-switch latency percentiles, network-wide"),
+            ex("fleet query --list", "the built-in queries and what they answer"),
+            ex("fleet query --dir fleet/ --named flow_sizes --csv", "the largest flows across NICs, as CSV"),
+        ],
+        text: "Your own SQL is the first argument, in quotes: tables flows, hops and health.\n\
+               DataFusion embedded, over what collect --parquet or snapshot export --parquet wrote. The\n\
+               built-in queries are files of host/src/fleet/queries, in SQL Spark also speaks:\n\
+               scripts/fleet-spark --dir fleet/ --named all --master spark://HOST:7077 runs them there.",
+    },
+    Page {
+        path: &["fleet", "synth"],
+        examples: &[
+            top("fleet synth /tmp/fleet --nics 1000 --epochs 12", "a synthetic 1,000-NIC fleet to measure queries on"),
+        ],
+        text: "Synthetic counters (Zipf flows on a leaf-spine fabric, a few hot spines) through the real\n\
+               Parquet writer: the tables and files are those of a real fleet.",
     },
 ];
 

@@ -21,6 +21,7 @@ pub mod device;
 pub mod eval;
 pub mod examples;
 pub mod export;
+pub mod fleet;
 pub mod lab;
 pub mod merge;
 /// The epoch manifest is library code ([`crate::manifest`]); `sketch run` and the help
@@ -67,6 +68,9 @@ pub enum Command {
     Lab(lab::LabCmd),
     /// The collector daemon: read devices out every epoch, keep snapshots, serve Prometheus metrics.
     Collect(collect::CollectArgs),
+    /// Network-wide SQL over many NICs' Parquet epochs (DataFusion embedded; the same queries on Spark).
+    #[command(subcommand)]
+    Fleet(fleet::FleetCmd),
 
     /// Old spelling of `device list`.
     #[command(hide = true)]
@@ -117,7 +121,7 @@ pub enum SnapshotCmd {
     /// Merge snapshots of the same sketches into one (counters add: for Count-Min towers the
     /// sketch of the union stream, exactly; CU and ACU towers bounded; SuMax refused).
     Merge(merge::MergeArgs),
-    /// Send snapshots' flows and per-switch latencies to an IPFIX collector (RFC 7011 over UDP).
+    /// Send snapshots' flows and per-switch latencies to an IPFIX collector (RFC 7011 over UDP) and/or write them as Parquet tables.
     Export(export::ExportArgs),
 }
 
@@ -193,6 +197,7 @@ impl Command {
             Command::Demo(a) => demo::run(a, json),
             Command::Lab(cmd) => lab::run(cmd, json),
             Command::Collect(a) => collect::run(&a, json),
+            Command::Fleet(cmd) => fleet::run(&cmd, json),
             Command::Sim(SimCmd { verb: None, .. }) => {
                 anyhow::bail!("`smartnic sim` needs a verb: smartnic sim run --trace T.pcap -o DIR/")
             }

@@ -7,7 +7,7 @@
 //!   wait for the period (or the stop flag)      Store: DIR/<device>/t<time>-epoch-<n>.snap,
 //!   DeviceLoop::epoch: open if needed, swap,           durable and atomic, the --keep newest
 //!     read out, frame counters                  Metrics (Prometheus / OpenMetrics at /metrics)
-//!   EpochReport -> every Sink                   ... one more exporter is one more Sink
+//!   EpochReport -> every Sink                   IPFIX (--ipfix), Parquet tables (--parquet)
 //! ```
 //!
 //! - [`device`]: opening a device again after it went away, the readout, the frame counters.
@@ -57,6 +57,7 @@ pub mod flows;
 pub mod http;
 pub mod ipfix;
 pub mod metrics;
+pub mod parquet;
 pub mod sim;
 pub mod store;
 
@@ -91,6 +92,8 @@ pub struct Config {
     /// position among `devices`, from 1), and the largest message in bytes.
     pub ipfix: Option<SocketAddr>,
     pub ipfix_mtu: usize,
+    /// A directory to write every epoch's Parquet tables to ([`crate::export::parquet`]).
+    pub parquet: Option<PathBuf>,
 }
 
 /// Where status lines go (the CLI: stdout with `--json`, else stderr).
@@ -136,6 +139,9 @@ pub fn extra_sinks(cfg: &Config, device_index: usize) -> anyhow::Result<Vec<Box<
     if let Some(collector) = cfg.ipfix {
         let domain = device_index as u32 + 1;
         sinks.push(Box::new(ipfix::IpfixSink::new(collector, domain, cfg.ipfix_mtu)?));
+    }
+    if let Some(dir) = &cfg.parquet {
+        sinks.push(Box::new(parquet::ParquetSink::new(dir.clone())?));
     }
     Ok(sinks)
 }

@@ -1,0 +1,163 @@
+//! `smartnic fleet query|synth`: network-wide SQL over many NICs' Parquet epochs
+//! ([`crate::fleet`]), and a synthetic fleet to measure it on.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::fleet::queries::{named, NAMED};
+use crate::fleet::synth::{write_fleet, SynthConfig};
+use crate::fleet::{to_csv, to_json_rows, to_table, Fleet};
+
+#[derive(Debug, Subcommand)]
+pub enum FleetCmd {
+    /// Run SQL over the fleet's tables (flows, hops, health) with DataFusion embedded.
+    ///
+    /// DIR is what `smartnic collect --parquet DIR` or `smartnic snapshot export --parquet
+    /// DIR` writes: DIR/<table>/<device>/<file>.parquet. Give SQL, or --named with one of
+    /// the built-in queries (--list shows them); the same query files run on Spark with
+    /// scripts/fleet-spark.
+    Query(QueryArgs),
+    /// Write a synthetic fleet (N NICs x E epochs of Zipf flows on a leaf-spine fabric) in
+    /// the export's tables, to measure queries at scale.
+    Synth(SynthArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The SQL statement (tables: flows, hops, health).
+    #[arg(value_name = "SQL", required_unless_present_any = ["named", "list"], conflicts_with = "named")]
+    pub sql: Option<String>,
+    /// The fleet's Parquet directory.
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    pub dir: Option<PathBuf>,
+    /// Run a built-in query by name instead of SQL.
+    #[arg(long, value_name = "NAME")]
+    pub named: Option<String>,
+    /// List the built-in queries and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Print the rows as CSV (with a header line) instead of a table.
+    #[arg(long, conflicts_with = "list")]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Where to write (created if missing; files are added beside what is there).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// NICs (one per host).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub nics: usize,
+    /// Epochs per NIC.
+    #[arg(long, default_value_t = 12, value_name = "E")]
+    pub epochs: u64,
+    /// Flows each NIC reports per epoch.
+    #[arg(long, default_value_t = 200, value_name = "F")]
+    pub flows: usize,
+    /// Leaf switches of the fabric.
+    #[arg(long, default_value_t = 16)]
+    pub leaves: u16,
+    /// Spine switches of the fabric.
+    #[arg(long, default_value_t = 8)]
+    pub spines: u16,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(cmd: &FleetCmd, json: bool) -> anyhow::Result<()> {
+    match cmd {
+        FleetCmd::Query(a) => query(a, json),
+        FleetCmd::Synth(a) => synth(a, json),
+    }
+}
+
+#[derive(Serialize)]
+struct QueryOut {
+    rows: Vec<serde_json::Value>,
+    seconds: f64,
+}
+
+fn query(a: &QueryArgs, json: bool) -> anyhow::Result<()> {
+    if a.list {
+        return list(json);
+    }
+    let sql = match (&a.sql, &a.named) {
+        (Some(sql), _) => sql.clone(),
+        (None, Some(n)) => match named(n) {
+            Some(q) => q.sql.to_string(),
+            None => bail!("no built-in query {n:?}; `smartnic fleet query --list` shows them"),
+        },
+        (None, None) => bail!("give SQL or --named NAME"),
+    };
+    let dir = a.dir.as_ref().context("give --dir DIR")?;
+    let fleet = Fleet::open(dir)?;
+    for t in &fleet.empty {
+        eprintln!("note: {} has no {t} table yet (queried as empty)", dir.display());
+    }
+    let start = Instant::now();
+    let batches = fleet.query(&sql).context("the query failed")?;
+    let seconds = start.elapsed().as_secs_f64();
+    if json {
+        return super::print_json(&QueryOut { rows: to_json_rows(&batches)?, seconds });
+    }
+    if a.csv {
+        print!("{}", to_csv(&batches)?);
+    } else {
+        println!("{}", to_table(&batches)?);
+    }
+    eprintln!("{} rows in {seconds:.3} s", batches.iter().map(|b| b.num_rows()).sum::<usize>());
+    Ok(())
+}
+
+fn list(json: bool) -> anyhow::Result<()> {
+    if json {
+        let v: Vec<_> = NAMED
+            .iter()
+            .map(|q| serde_json::json!({"name": q.name, "about": q.about(), "sql": q.sql}))
+            .collect();
+        return super::print_json(&v);
+    }
+    for q in NAMED {
+        println!("{:<22} {}", q.name, q.about());
+    }
+    Ok(())
+}
+
+fn synth(a: &SynthArgs, json: bool) -> anyhow::Result<()> {
+    if a.nics < 2 || a.epochs == 0 || a.flows == 0 || a.leaves == 0 || a.spines == 0 {
+        bail!("--nics must be at least 2, and --epochs, --flows, --leaves, --spines at least 1");
+    }
+    let cfg = SynthConfig {
+        nics: a.nics,
+        epochs: a.epochs,
+        flows: a.flows,
+        leaves: a.leaves,
+        spines: a.spines,
+        seed: a.seed,
+    };
+    let bar = super::progress::bar(Some(a.nics as u64), "NICs");
+    let start = Instant::now();
+    let stats = write_fleet(&a.dir, &cfg, |n| bar.set_position(n as u64))
+        .with_context(|| format!("writing the fleet under {}", a.dir.display()))?;
+    bar.finish_and_clear();
+    if json {
+        return super::print_json(&stats);
+    }
+    println!(
+        "{}: {} NICs x {} epochs: {} flow rows, {} hop rows, {} health rows in {} files ({:.1} s)",
+        a.dir.display(),
+        a.nics,
+        a.epochs,
+        stats.flow_rows,
+        stats.hop_rows,
+        stats.health_rows,
+        stats.files,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
