@@ -7,7 +7,7 @@
 //! spine -> destination leaf (the shared leaf alone for a flow inside one leaf). A switch's latency is
 //! its own base (a few spines run hot) plus noise; a hop's count is the flow's. Nothing here
 //! comes from a sketch: these are synthetic counters, in the real tables' schema, through
-//! the real writer ([`ParquetStore`]).
+//! the real writer ([`ParquetStore`], unsynced: the data can be made again).
 
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -50,7 +50,7 @@ pub fn write_fleet(
     cfg: &SynthConfig,
     mut progress: impl FnMut(usize),
 ) -> Result<SynthStats, ParquetError> {
-    let store = ParquetStore::new(dir);
+    let store = ParquetStore::unsynced(dir);
     let mut stats = SynthStats::default();
     for nic in 0..cfg.nics {
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ (nic as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));

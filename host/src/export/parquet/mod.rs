@@ -70,7 +70,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use smartnic_driver::snapshot::write_durably;
+use smartnic_driver::snapshot::{temp_path, write_durably};
 
 /// The columns every table starts with.
 fn key_fields() -> Vec<Field> {
@@ -157,11 +157,19 @@ pub enum ParquetError {
     Snapshot(#[from] crate::sketch::snapshot::SectionError),
 }
 
-/// Writes `bytes` to `path` durably, naming the file in the error.
-fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ParquetError> {
+/// Writes `bytes` to `path` under a temporary name then renamed, synced when `durable`,
+/// naming the file in the error.
+fn write_file(path: &std::path::Path, bytes: &[u8], durable: bool) -> Result<(), ParquetError> {
     let io = |source| ParquetError::Io { path: path.display().to_string(), source };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    write_durably(path, bytes).map_err(io)
+    if durable {
+        return write_durably(path, bytes).map_err(io);
+    }
+    let tmp = temp_path(path);
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
 }

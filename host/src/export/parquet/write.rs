@@ -32,11 +32,21 @@ pub fn file_name(time_ns: u64, epoch: Option<u64>) -> String {
 #[derive(Clone, Debug)]
 pub struct ParquetStore {
     dir: PathBuf,
+    /// Sync each file and its directory before going on (see [`ParquetStore::unsynced`]).
+    durable: bool,
 }
 
 impl ParquetStore {
+    /// A store whose every file survives a power loss once written.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        ParquetStore { dir: dir.into() }
+        ParquetStore { dir: dir.into(), durable: true }
+    }
+
+    /// A store for data that can be made again (a synthetic fleet): files are still written
+    /// under a temporary name and renamed, so no reader sees half a file, but not synced, which
+    /// would cost two disk flushes per file.
+    pub fn unsynced(dir: impl Into<PathBuf>) -> Self {
+        ParquetStore { dir: dir.into(), durable: false }
     }
 
     pub fn dir(&self) -> &Path {
@@ -51,7 +61,7 @@ impl ParquetStore {
             let Some(batch) = rows.batch(table) else { continue };
             let batch = batch.map_err(|source| ParquetError::Arrow { table, source })?;
             let path = table_dir(&self.dir, table, &rows.device).join(file_name(rows.time_ns, rows.epoch));
-            write_file(&path, &encode(table, &batch)?)?;
+            write_file(&path, &encode(table, &batch)?, self.durable)?;
             written.push(path);
         }
         Ok(written)
