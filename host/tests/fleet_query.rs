@@ -14,20 +14,16 @@ use smartnic::export::ipfix::{EpochRecords, Record};
 use smartnic::export::parquet::read_table;
 use smartnic_driver::snapshot::Snapshot;
 
+mod common;
+use common::{smartnic_json, two_epoch_snapshots};
+
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_smartnic")).args(args).output().unwrap()
 }
 
-/// `smartnic --json ARGS`, which must succeed.
-fn json_of(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_smartnic")).arg("--json").args(args).output().unwrap();
-    assert!(out.status.success(), "smartnic {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("smartnic {args:?}: {e}"))
-}
-
 fn rows_of(dir: &Path, named: &str) -> Vec<Value> {
     let d = dir.to_str().unwrap();
-    json_of(&["fleet", "query", "--dir", d, "--named", named])["rows"].as_array().unwrap().clone()
+    smartnic_json(&["fleet", "query", "--dir", d, "--named", named])["rows"].as_array().unwrap().clone()
 }
 
 /// A small synthetic fleet: 6 NICs x 3 epochs x 30 flows on 3 leaves and 2 spines.
@@ -37,7 +33,7 @@ fn synth_fleet() -> tempfile::TempDir {
     let args = ["--nics", "6", "--epochs", "3", "--flows", "30", "--leaves", "3", "--spines", "2"];
     let mut argv = vec!["fleet", "synth", d];
     argv.extend(args);
-    let stats = json_of(&argv);
+    let stats = smartnic_json(&argv);
     assert_eq!(stats["flow_rows"], 6 * 3 * 30);
     assert_eq!(stats["health_rows"], 6 * 3);
     dir
@@ -215,28 +211,15 @@ fn nic_health_counts_every_epoch_of_every_nic() {
     }
 }
 
-/// Two epochs of a software run over an INT trace, as snapshot files.
-fn snapshots(d: &Path) -> Vec<PathBuf> {
-    let trace = d.join("t.pcap");
-    let t = trace.to_str().unwrap();
-    json_of(&["trace", "gen", "-o", t, "--shim", "--packets", "20000", "--flows", "300"]);
-    let s = d.join("snaps");
-    let run = ["sketch", "run", "--trace", t, "--epoch-packets", "10000", "--table-threshold", "40", "-o"];
-    let mut argv = run.to_vec();
-    argv.push(s.to_str().unwrap());
-    json_of(&argv);
-    ["epoch-000000.snap", "epoch-000001.snap"].iter().map(|f| s.join(f)).collect()
-}
-
 /// The export's rows are the IPFIX export's records of each snapshot, every one of them.
 #[test]
 fn exported_snapshots_are_their_records_in_sql() {
     let tmp = tempfile::tempdir().unwrap();
-    let files = snapshots(tmp.path());
+    let files = two_epoch_snapshots(tmp.path());
     let pq = tmp.path().join("pq");
     let mut argv = vec!["snapshot", "export", "--parquet", pq.to_str().unwrap(), "--device", "nic-a"];
     argv.extend(files.iter().map(|f| f.to_str().unwrap()));
-    let out = json_of(&argv);
+    let out = smartnic_json(&argv);
     assert_eq!(out["parquet"].as_array().unwrap().len(), 2);
 
     let (mut flows, mut hops) = (Vec::new(), Vec::new());
@@ -284,14 +267,16 @@ fn exported_snapshots_are_their_records_in_sql() {
     };
     let d = pq.to_str().unwrap();
     let fc = "epoch, src_ip, dst_ip, src_port, dst_port, proto, packets";
-    let got = json_of(&["fleet", "query", "--dir", d, &sql(fc, "flows")])["rows"].as_array().unwrap().clone();
+    let got =
+        smartnic_json(&["fleet", "query", "--dir", d, &sql(fc, "flows")])["rows"].as_array().unwrap().clone();
     assert_eq!(sort(as_arrays(got, fc)), sort(flows));
     let hc =
         "epoch, src_ip, dst_ip, src_port, dst_port, proto, switch_id, hop_index, hop_packets, avg_latency_ns";
-    let got = json_of(&["fleet", "query", "--dir", d, &sql(hc, "hops")])["rows"].as_array().unwrap().clone();
+    let got =
+        smartnic_json(&["fleet", "query", "--dir", d, &sql(hc, "hops")])["rows"].as_array().unwrap().clone();
     assert_eq!(sort(as_arrays(got, hc)), sort(hops));
     // A file export knows the snapshot, not the NIC's counters.
-    let h = json_of(&[
+    let h = smartnic_json(&[
         "fleet",
         "query",
         "--dir",
@@ -325,7 +310,8 @@ fn bad_input_gets_a_clear_error_and_half_written_files_are_never_read() {
 
     // A writer's temporary file (what a crash mid-write leaves) is not a table file.
     let count = || {
-        json_of(&["fleet", "query", "--dir", d, "SELECT COUNT(*) AS n FROM flows"])["rows"][0]["n"].clone()
+        smartnic_json(&["fleet", "query", "--dir", d, "SELECT COUNT(*) AS n FROM flows"])["rows"][0]["n"]
+            .clone()
     };
     let before = count();
     let torn = fleet.path().join("flows/sim_nic00000/t1-epoch-9.parquet.tmp-snapshot");
@@ -353,7 +339,7 @@ fn bad_input_gets_a_clear_error_and_half_written_files_are_never_read() {
 
 #[test]
 fn list_names_every_query_with_its_purpose() {
-    let v = json_of(&["fleet", "query", "--list"]);
+    let v = smartnic_json(&["fleet", "query", "--list"]);
     let names: Vec<&str> = v.as_array().unwrap().iter().map(|q| q["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["flow_sizes", "switch_latency", "switch_heavy_hitters", "nic_health"]);
     assert!(v.as_array().unwrap().iter().all(|q| !q["about"].as_str().unwrap().is_empty()));

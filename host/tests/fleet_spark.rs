@@ -10,11 +10,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn smartnic(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_smartnic")).arg("--json").args(args).output().unwrap();
-    assert!(out.status.success(), "smartnic {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+mod common;
+use common::{smartnic_json, two_epoch_snapshots};
 
 fn require_spark() {
     let ok = Command::new("python3").args(["-c", "import pyspark"]).status().is_ok_and(|s| s.success());
@@ -31,30 +28,13 @@ fn require_spark() {
 fn fleet(d: &Path) {
     let pq = d.join("fleet");
     let p = pq.to_str().unwrap();
-    smartnic(&[
+    smartnic_json(&[
         "fleet", "synth", p, "--nics", "8", "--epochs", "3", "--flows", "40", "--leaves", "3", "--spines",
         "2",
     ]);
-    let trace = d.join("t.pcap");
-    let t = trace.to_str().unwrap();
-    smartnic(&["trace", "gen", "-o", t, "--shim", "--packets", "20000", "--flows", "300"]);
-    let snaps = d.join("snaps");
-    let s = snaps.to_str().unwrap();
-    smartnic(&[
-        "sketch",
-        "run",
-        "--trace",
-        t,
-        "--epoch-packets",
-        "10000",
-        "--table-threshold",
-        "40",
-        "-o",
-        s,
-    ]);
-    let a = snaps.join("epoch-000000.snap");
-    let b = snaps.join("epoch-000001.snap");
-    smartnic(&[
+    let snaps = two_epoch_snapshots(d);
+    let (a, b) = (&snaps[0], &snaps[1]);
+    smartnic_json(&[
         "snapshot",
         "export",
         "--parquet",
@@ -79,11 +59,11 @@ fn spark_on_two_workers_and_datafusion_give_the_same_rows() {
     assert!(out.status.success(), "fleet-spark failed: {}", String::from_utf8_lossy(&out.stderr));
     let spark: Value = serde_json::from_slice(&out.stdout).expect("fleet-spark prints JSON");
 
-    let list = smartnic(&["fleet", "query", "--list"]);
+    let list = smartnic_json(&["fleet", "query", "--list"]);
     let names: Vec<&str> = list.as_array().unwrap().iter().map(|q| q["name"].as_str().unwrap()).collect();
     assert_eq!(spark.as_object().unwrap().len(), names.len(), "Spark ran every named query");
     for name in names {
-        let ours = smartnic(&["fleet", "query", "--dir", d, "--named", name]);
+        let ours = smartnic_json(&["fleet", "query", "--dir", d, "--named", name]);
         let rows = ours["rows"].as_array().unwrap();
         assert!(!rows.is_empty(), "{name} answers something");
         assert_eq!(&spark[name]["rows"], &ours["rows"], "{name}: Spark and DataFusion differ");

@@ -17,14 +17,11 @@ use serde_json::Value;
 use smartnic::export::ipfix::{ie, Element, NO_ESTIMATE, PEN};
 use smartnic_contract::FlowKey;
 
+mod common;
+use common::{smartnic_json, two_epoch_snapshots};
+
 /// How long nfacctd gets to start and to print what it received.
 const DEADLINE: Duration = Duration::from_secs(15);
-
-fn smartnic(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_smartnic")).arg("--json").args(args).output().unwrap();
-    assert!(out.status.success(), "smartnic {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("smartnic {args:?}: {e}"))
-}
 
 /// A child process killed when the test ends, however it ends.
 struct Guard(Child);
@@ -134,7 +131,7 @@ fn read_csv(path: &Path) -> Option<BTreeMap<Line, u64>> {
 /// What `snapshot report` says for one snapshot, as the lines nfacctd should print: a flow
 /// line (switch and hop 0, PACKETS the estimate) and a line per hop (PACKETS 0).
 fn expected(snapshot: &Path, out: &mut BTreeMap<Line, u64>) {
-    let r = smartnic(&["snapshot", "report", snapshot.to_str().unwrap()]);
+    let r = smartnic_json(&["snapshot", "report", snapshot.to_str().unwrap()]);
     let epoch = r["epoch"].as_u64().unwrap();
     let flows =
         r["per_switch"]["latency"]["flows"].as_array().expect("the report answers latency per switch");
@@ -171,25 +168,7 @@ fn nfacctd_decodes_every_record_as_the_report_says() {
     );
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let trace = d.join("t.pcap");
-    let t = trace.to_str().unwrap();
-    smartnic(&["trace", "gen", "-o", t, "--shim", "--packets", "20000", "--flows", "300"]);
-    let snaps = d.join("snaps");
-    let s = snaps.to_str().unwrap();
-    smartnic(&[
-        "sketch",
-        "run",
-        "--trace",
-        t,
-        "--epoch-packets",
-        "10000",
-        "-o",
-        s,
-        "--table-threshold",
-        "40",
-    ]);
-    let files: Vec<PathBuf> =
-        ["epoch-000000.snap", "epoch-000001.snap"].iter().map(|f| snaps.join(f)).collect();
+    let files = two_epoch_snapshots(d);
 
     let port = free_udp_port();
     let conf = configure(d, port);
@@ -211,7 +190,7 @@ fn nfacctd_decodes_every_record_as_the_report_says() {
     args.extend(files.iter().map(|f| f.to_str().unwrap()));
     let to = format!("127.0.0.1:{port}");
     args.extend(["--ipfix", &to, "--mtu", "900"]);
-    let sent = smartnic(&args);
+    let sent = smartnic_json(&args);
 
     let mut want = BTreeMap::new();
     files.iter().for_each(|f| expected(f, &mut want));

@@ -151,6 +151,9 @@ pub enum ParquetError {
     Encode { table: &'static str, source: parquet::errors::ParquetError },
     #[error("reading {path}: {source}")]
     Read { path: String, source: parquet::errors::ParquetError },
+    /// A file whose footer read but whose pages do not decode (truncated or corrupt data).
+    #[error("decoding {path}: {source}")]
+    Decode { path: String, source: arrow::error::ArrowError },
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("snapshot: {0}")]
