@@ -3,7 +3,7 @@
 //! records; and the errors a user meets.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use arrow::array::{Array, AsArray};

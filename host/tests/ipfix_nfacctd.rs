@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use smartnic::export::ipfix::{ie, Element, NO_ESTIMATE, PEN};
 use smartnic_contract::FlowKey;
 
