@@ -29,7 +29,7 @@ fn streamed_readouts_equal_the_software_model_under_traffic() {
     let want_words = stream_words(&specs(&run.dev).unwrap()) as u64;
     let mut frames = generated_trace(23, 70_000).into_iter();
     let plan = Plan { every: 12_000, swap_burst: 2_000, readout_gap: 600, snapshots: Some(2) };
-    run.streamed_every = Some(1);
+    run.register_every = None;
     run.use_ring(true);
     run.feed(&mut frames, plan);
     // A channel that takes one word in three: the engine waits, the stream is the same.
@@ -42,7 +42,7 @@ fn streamed_readouts_equal_the_software_model_under_traffic() {
     assert_eq!(run.ring_words, ring_words_for(by_ring), "ring words: 4 per 7-word record");
     // Streamed and register readouts in turn; records over the BAR.
     run.use_ring(false);
-    run.streamed_every = Some(2);
+    run.register_every = Some(2);
     run.feed(&mut frames, Plan { snapshots: None, ..plan });
     let s = run.finish("streamed readouts", plan);
     assert!(s.epochs >= 6, "{} epochs", s.epochs);
