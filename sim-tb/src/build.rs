@@ -4,7 +4,10 @@
 //! Verilator version), the verilated C++ (`obj/`), the harness and `lib<block>.so`. The hash
 //! is FNV-1a over all of them, so a changed block rebuilds and an unchanged one is reused,
 //! across test binaries and runs. Builds go to a temporary directory renamed into place, so
-//! concurrent test processes never see a half-built model.
+//! concurrent test processes never see a half-built model, and a build holds a lock file of
+//! its model's name, so a second process that wants the same model waits for the first
+//! one's build instead of building it again beside it (the test suite runs several test
+//! processes at once, and the whole core's model is minutes of a core).
 use smartnic_hdl::flow::{self, require_tool, run, write_if_changed};
 use std::path::PathBuf;
 use std::process::Command;
@@ -65,8 +68,15 @@ const VERILATOR_FLAGS: &[&str] = &[
     "-LDFLAGS",
     "-shared",
     "-MAKEFLAGS",
-    "OPT_FAST=-O2 OPT_SLOW=-O1",
+    "OPT_FAST=-O2 OPT_SLOW=-O1 OBJCACHE=ccache",
 ];
+
+/// ccache's directory for the model builds, under `target/verilator/` (cleaned with the
+/// target, never the user's own cache). Every model compiles Verilator's runtime library
+/// (`verilated.cpp`, its VCD writer and thread pool: about 10 s of a core) with the same
+/// flags; through ccache only the first model of a run pays for it, which is most of a
+/// small block's build.
+const CCACHE_DIR: &str = ".ccache";
 
 /// Parses the port list of module `top` from rust-hdl's Verilog (one `input wire [h:l] name;`
 /// or `output reg name;` declaration per line, directly after the module header).
@@ -304,6 +314,22 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 /// would otherwise build the same model twice).
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
+/// Takes the exclusive lock of model `name` under `root` (`.NAME.lock`), waiting while another
+/// process holds it; the lock is released when the returned file is dropped (or the process
+/// ends, however it ends).
+fn lock_model(root: &std::path::Path, name: &str) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(root).map_err(|e| format!("creating {}: {e}", root.display()))?;
+    let path = root.join(format!(".{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("opening the build lock {}: {e}", path.display()))?;
+    file.lock().map_err(|e| format!("locking {}: {e}", path.display()))?;
+    Ok(file)
+}
+
 /// Root of all model builds: `target/verilator/`.
 pub fn verilator_dir() -> PathBuf {
     flow::target_dir().join("verilator")
@@ -314,6 +340,7 @@ pub fn build_model(block: &str, verilog: &str) -> Result<ModelBuild, String> {
     let verilator = require_tool("verilator")?;
     require_tool("g++")?;
     require_tool("make")?;
+    require_tool("ccache")?;
     let top = flow::module_name(block);
     let ports = parse_ports(verilog, &top)?;
     let cpp = harness(&ports);
@@ -340,6 +367,11 @@ pub fn build_model(block: &str, verilog: &str) -> Result<ModelBuild, String> {
     if library.is_file() {
         return Ok(done(None));
     }
+    let _build_lock = lock_model(&verilator_dir(), &format!("{block}-{hash:016x}"))?;
+    // Another process may have built it while this one waited for the lock.
+    if library.is_file() {
+        return Ok(done(None));
+    }
     let start = Instant::now();
     // Builds inside this process are serialised by BUILD_LOCK, so the pid is unique enough.
     let tmp = verilator_dir().join(format!(".{block}-{hash:016x}.tmp{}", std::process::id()));
@@ -350,6 +382,7 @@ pub fn build_model(block: &str, verilog: &str) -> Result<ModelBuild, String> {
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).to_string();
     let result = run(Command::new(&verilator)
         .current_dir(&tmp)
+        .env("CCACHE_DIR", verilator_dir().join(CCACHE_DIR))
         .args(VERILATOR_FLAGS)
         .args(["-j", &jobs, "--top-module", &top, "-Mdir", "obj", "-o"])
         .arg(format!("../lib{block}.so"))
@@ -409,6 +442,24 @@ mod tests {
         assert!(!cpp.contains("m->bus$"), "`$` is not a C++ identifier character");
         assert_eq!(cpp_member("a__b"), "a___05Fb");
         assert_eq!(cpp_member("win_req"), "win_req");
+    }
+
+    #[test]
+    fn a_model_lock_is_held_until_dropped_and_per_model() {
+        let root = tempfile::tempdir().unwrap();
+        let held = lock_model(root.path(), "core-1").unwrap();
+        let open = |name: &str| std::fs::File::open(root.path().join(format!(".{name}.lock"))).unwrap();
+        assert!(open("core-1").try_lock().is_err(), "a second holder of the same model is refused");
+        let other = lock_model(root.path(), "core-2").unwrap();
+        let waiter = std::thread::spawn({
+            let root = root.path().to_path_buf();
+            move || lock_model(&root, "core-1").map(drop)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "the same model waits for the holder");
+        drop(held);
+        waiter.join().unwrap().unwrap();
+        drop(other);
     }
 
     #[test]
