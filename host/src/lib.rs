@@ -15,15 +15,17 @@
 //! | [`lab`] | the network lab: a discrete-event data-center network whose switches run the P4 twins; per-host captures and exact ground truth |
 //! | [`demo`] | the end-to-end demo: generate a trace, run it through the simulated NIC (or software), compare every epoch with the bit-exact model |
 //! | [`p4check`] | `scripts/p4-check`'s comparison of bmv2's output with the switch twins' (the `p4-compare` binary) |
+//! | [`companion`] | the programs `smartnic` runs beside itself (the simulated NIC, the fleet's SQL engine): found, or an error that says how to build them |
 //! | [`collect`] | the collector daemon: every device read out each epoch, snapshots kept, Prometheus metrics served |
 //! | [`export`] | exports of each epoch's answers: IPFIX (RFC 7011) over UDP, Parquet tables |
-//! | [`fleet`] | network-wide SQL over many NICs' Parquet epochs (DataFusion embedded; the same queries on Spark) |
+//! | [`fleet`] | network-wide SQL over many NICs' Parquet epochs: the named queries and a synthetic fleet (the DataFusion engine is the `smartnic-fleet` binary, `host/fleet`; the same queries on Spark) |
 //! | [`cli`] | the `smartnic` command line, one module per command |
 pub use smartnic_contract as contract;
 
 pub mod arith;
 pub mod cli;
 pub mod collect;
+pub mod companion;
 pub mod demo;
 pub mod epoch_file;
 pub mod eval;

@@ -8,6 +8,7 @@
 //! back end, so this crate carries no HDL toolchain and the readout code path is the one a
 //! real device uses.
 
+use crate::companion::Companion;
 use crate::manifest::{self, EpochEntry, Manifest};
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
@@ -30,6 +31,14 @@ pub const SIM_BINARY: &str = "smartnic-sim";
 /// Environment variable naming the simulator binary (default: `smartnic-sim` next to the
 /// running `smartnic`).
 pub const SIM_ENV: &str = "SMARTNIC_SIM";
+
+/// The simulator service, as `smartnic` finds it.
+pub const SIM: Companion = Companion {
+    what: "the simulated NIC",
+    binary: SIM_BINARY,
+    env: SIM_ENV,
+    build: "cargo build --release -p smartnic-sim-tb --bin smartnic-sim",
+};
 
 /// Environment variable: seconds the host waits for any answer of the simulator before it
 /// calls it stalled (default `smartnic_driver::service::DEFAULT_DEADLINE`; a working
@@ -157,17 +166,7 @@ fn sim_deadline() -> anyhow::Result<Duration> {
 
 /// Starts the simulator service, with `trace` loaded into its packet source if given.
 pub fn spawn_sim(trace: Option<&Path>) -> anyhow::Result<StreamBar> {
-    let exe = match std::env::var_os(SIM_ENV) {
-        Some(p) => PathBuf::from(p),
-        None => std::env::current_exe()?.with_file_name(SIM_BINARY),
-    };
-    if !exe.exists() {
-        bail!(
-            "the simulated NIC `{}` is not built; run `cargo build --release -p smartnic-sim-tb --bin {SIM_BINARY}` \
-             (./scripts/demo does this)",
-            exe.display()
-        );
-    }
+    let exe = SIM.path()?;
     let mut cmd = Command::new(&exe);
     if let Some(t) = trace {
         cmd.arg("--trace").arg(t);

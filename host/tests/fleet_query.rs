@@ -1,6 +1,7 @@
 //! `smartnic fleet query` (DataFusion) against answers computed here, row by row, from the
 //! Parquet files themselves; snapshots exported as Parquet against the report library's
-//! records; and the errors a user meets.
+//! records; and the errors a user meets. The engine is the `smartnic-fleet` binary, which
+//! `cargo test --workspace` builds beside `smartnic`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -335,6 +336,19 @@ fn bad_input_gets_a_clear_error_and_half_written_files_are_never_read() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no hops table yet"));
+}
+
+#[test]
+fn a_missing_engine_says_how_to_build_it() {
+    let out = Command::new(env!("CARGO_BIN_EXE_smartnic"))
+        .args(["fleet", "query", "--dir", "/tmp", "SELECT 1"])
+        .env("SMARTNIC_FLEET", "/nonexistent/smartnic-fleet")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`/nonexistent/smartnic-fleet` is not built"), "{err}");
+    assert!(err.contains("cargo build --release -p smartnic-fleet"), "{err}");
 }
 
 #[test]

@@ -1,16 +1,18 @@
 //! `smartnic fleet query|synth`: network-wide SQL over many NICs' Parquet epochs
-//! ([`crate::fleet`]), and a synthetic fleet to measure it on.
+//! ([`crate::fleet`]; the engine is the `smartnic-fleet` binary, [`ENGINE`]), and a
+//! synthetic fleet to measure it on.
 
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use serde::Serialize;
 
+use crate::companion::Companion;
 use crate::fleet::queries::{named, NAMED};
 use crate::fleet::synth::{write_fleet, SynthConfig};
-use crate::fleet::{to_csv, to_json_rows, to_table, Fleet};
 
 #[derive(Debug, Subcommand)]
 pub enum FleetCmd {
@@ -19,7 +21,8 @@ pub enum FleetCmd {
     /// DIR is what `smartnic collect --parquet DIR` or `smartnic snapshot export --parquet
     /// DIR` writes: DIR/<table>/<device>/<file>.parquet. Give SQL, or --named with one of
     /// the built-in queries (--list shows them); the same query files run on Spark with
-    /// scripts/fleet-spark.
+    /// scripts/fleet-spark. The engine is the smartnic-fleet binary beside smartnic (`cargo
+    /// build --release -p smartnic-fleet`); SMARTNIC_FLEET=PATH names another.
     Query(QueryArgs),
     /// Write a synthetic fleet (N NICs x E epochs of Zipf flows on a leaf-spine fabric) in
     /// the export's tables, to measure queries at scale.
@@ -76,45 +79,67 @@ pub fn run(cmd: &FleetCmd, json: bool) -> anyhow::Result<()> {
     }
 }
 
-#[derive(Serialize)]
-struct QueryOut {
-    rows: Vec<serde_json::Value>,
-    seconds: f64,
-}
+/// The fleet's SQL engine, which `fleet query` runs with the same arguments.
+pub const ENGINE: Companion = Companion {
+    what: "the fleet's SQL engine",
+    binary: "smartnic-fleet",
+    env: "SMARTNIC_FLEET",
+    build: "cargo build --release -p smartnic-fleet",
+};
 
+/// `fleet query`: `--list` here; a query by the engine binary, which replaces this process
+/// (its output, errors and exit status are the command's).
 fn query(a: &QueryArgs, json: bool) -> anyhow::Result<()> {
     if a.list {
         return list(json);
     }
-    let sql = match (&a.sql, &a.named) {
-        (Some(sql), _) => sql.clone(),
+    sql_of(a)?;
+    let engine = ENGINE.path()?;
+    let e = std::process::Command::new(&engine).args(a.to_args(json)).exec();
+    Err(e).with_context(|| format!("running {}", engine.display()))
+}
+
+/// The SQL a query runs: its own, or the named query's.
+pub fn sql_of(a: &QueryArgs) -> anyhow::Result<String> {
+    match (&a.sql, &a.named) {
+        (Some(sql), _) => Ok(sql.clone()),
         (None, Some(n)) => match named(n) {
-            Some(q) => q.sql.to_string(),
+            Some(q) => Ok(q.sql.to_string()),
             None => bail!("no built-in query {n:?}; `smartnic fleet query --list` shows them"),
         },
         (None, None) => bail!("give SQL or --named NAME"),
-    };
-    let dir = a.dir.as_ref().context("give --dir DIR")?;
-    let fleet = Fleet::open(dir)?;
-    for t in &fleet.empty {
-        eprintln!("note: {} has no {t} table yet (queried as empty)", dir.display());
     }
-    let start = Instant::now();
-    let batches = fleet.query(&sql).context("the query failed")?;
-    let seconds = start.elapsed().as_secs_f64();
-    if json {
-        return super::print_json(&QueryOut { rows: to_json_rows(&batches)?, seconds });
-    }
-    if a.csv {
-        print!("{}", to_csv(&batches)?);
-    } else {
-        println!("{}", to_table(&batches)?);
-    }
-    eprintln!("{} rows in {seconds:.3} s", batches.iter().map(|b| b.num_rows()).sum::<usize>());
-    Ok(())
 }
 
-fn list(json: bool) -> anyhow::Result<()> {
+impl QueryArgs {
+    /// The command line that parses back to these arguments (and `--json`), SQL last after
+    /// `--` so a statement that starts with `-` stays one.
+    pub fn to_args(&self, json: bool) -> Vec<OsString> {
+        let mut v: Vec<OsString> = Vec::new();
+        if json {
+            v.push("--json".into());
+        }
+        if let Some(d) = &self.dir {
+            v.extend(["--dir".into(), d.clone().into_os_string()]);
+        }
+        if let Some(n) = &self.named {
+            v.extend(["--named".into(), n.into()]);
+        }
+        if self.list {
+            v.push("--list".into());
+        }
+        if self.csv {
+            v.push("--csv".into());
+        }
+        if let Some(sql) = &self.sql {
+            v.extend(["--".into(), sql.into()]);
+        }
+        v
+    }
+}
+
+/// `fleet query --list`: the named queries and what each answers.
+pub fn list(json: bool) -> anyhow::Result<()> {
     if json {
         let v: Vec<_> = NAMED
             .iter()
@@ -160,4 +185,38 @@ fn synth(a: &SynthArgs, json: bool) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// What the engine binary parses: `--json` and the query's arguments.
+    #[derive(Debug, Parser)]
+    struct Engine {
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        query: QueryArgs,
+    }
+
+    #[test]
+    fn the_engine_parses_back_the_query_it_is_given() {
+        for line in [
+            vec!["q", "--dir", "d", "SELECT 1"],
+            vec!["q", "--dir", "d", "--named", "flow_sizes", "--csv"],
+            vec!["q", "--dir", "d", "--", "-- a comment first\nSELECT 1"],
+            vec!["q", "--list"],
+        ] {
+            for json in [false, true] {
+                let a = Engine::try_parse_from(&line).unwrap().query;
+                let mut again = vec![OsString::from("q")];
+                again.extend(a.to_args(json));
+                let b = Engine::try_parse_from(&again).unwrap();
+                assert_eq!(format!("{:?}", b.query), format!("{a:?}"), "{line:?}");
+                assert_eq!(b.json, json);
+            }
+        }
+    }
 }

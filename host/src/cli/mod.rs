@@ -18,6 +18,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 pub mod collect;
 pub mod demo;
 pub mod device;
+pub mod entry;
 pub mod eval;
 pub mod examples;
 pub mod export;

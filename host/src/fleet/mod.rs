@@ -3,9 +3,9 @@
 //! same queries run on Apache Spark (`scripts/fleet-spark`) when a fleet outgrows one
 //! machine.
 //!
-//! - [`Fleet`]: the directory's three tables registered with a DataFusion session, each
-//!   with the exporter's own schema (never inferred from whatever file comes first, so a
-//!   missing table is an empty one and a foreign file is an error).
+//! - the engine: `smartnic-fleet` (crate `host/fleet`), a binary of its own that
+//!   `smartnic fleet query` runs ([`crate::companion`] finds it), so the NIC's CLI does not
+//!   carry DataFusion.
 //! - [`queries`]: the named questions an operator asks first (flow sizes across NICs,
 //!   per-switch latency percentiles, per-switch heavy hitters, NIC health), written in the
 //!   SQL both engines speak.
@@ -13,112 +13,3 @@
 
 pub mod queries;
 pub mod synth;
-
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use anyhow::Context;
-use arrow::datatypes::SchemaRef;
-use arrow::record_batch::RecordBatch;
-use datafusion::datasource::MemTable;
-use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
-
-use crate::export::parquet::{schema_of, TABLES};
-
-/// A fleet's Parquet directory, opened for queries.
-pub struct Fleet {
-    dir: PathBuf,
-    ctx: SessionContext,
-    runtime: tokio::runtime::Runtime,
-    /// Tables with no directory yet (registered empty).
-    pub empty: Vec<&'static str>,
-}
-
-impl Fleet {
-    /// Registers `dir`'s tables. A table whose directory does not exist is empty; `dir`
-    /// itself must exist.
-    pub fn open(dir: &Path) -> anyhow::Result<Self> {
-        anyhow::ensure!(
-            dir.is_dir(),
-            "{}: no such directory (give the directory `smartnic collect --parquet` or `snapshot export --parquet` writes)",
-            dir.display()
-        );
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .context("starting the query runtime")?;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let mut config = SessionConfig::new().with_target_partitions(threads);
-        // Each device's files sit in its own subdirectory of the table's (not Hive
-        // partitions: the rows carry their device), so the listing must descend into them.
-        config.options_mut().execution.listing_table_ignore_subdirectory = false;
-        let ctx = SessionContext::new_with_config(config);
-        let mut fleet = Fleet { dir: dir.to_path_buf(), ctx, runtime, empty: Vec::new() };
-        for table in TABLES {
-            fleet.register(table)?;
-        }
-        Ok(fleet)
-    }
-
-    fn register(&mut self, table: &'static str) -> anyhow::Result<()> {
-        let schema: SchemaRef = schema_of(table).expect("every table has a schema");
-        let path = self.dir.join(table);
-        if !path.is_dir() {
-            self.empty.push(table);
-            let mem = MemTable::try_new(schema, vec![vec![]])?;
-            self.ctx.register_table(table, Arc::new(mem))?;
-            return Ok(());
-        }
-        // A trailing separator makes the URL a directory (listed recursively).
-        let url = format!("{}/", path.canonicalize()?.display());
-        let opts = ParquetReadOptions::default().schema(&schema);
-        self.runtime
-            .block_on(self.ctx.register_parquet(table, &url, opts))
-            .with_context(|| format!("registering table {table} at {url}"))
-    }
-
-    /// Runs one SQL statement and returns its rows.
-    pub fn query(&self, sql: &str) -> anyhow::Result<Vec<RecordBatch>> {
-        self.runtime
-            .block_on(async {
-                let df = self.ctx.sql(sql).await?;
-                df.collect().await
-            })
-            .map_err(|e| anyhow::anyhow!("{e}"))
-    }
-}
-
-/// Rows as JSON objects, every column present (NULL as `null`), in the batches' order.
-pub fn to_json_rows(batches: &[RecordBatch]) -> anyhow::Result<Vec<serde_json::Value>> {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow::json::WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, arrow::json::writer::JsonArray>(&mut buf);
-        for b in batches {
-            w.write(b)?;
-        }
-        w.finish()?;
-    }
-    if buf.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(serde_json::from_slice(&buf)?)
-}
-
-/// Rows as CSV with a header line.
-pub fn to_csv(batches: &[RecordBatch]) -> anyhow::Result<String> {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow::csv::WriterBuilder::new().with_header(true).build(&mut buf);
-        for b in batches {
-            w.write(b)?;
-        }
-    }
-    Ok(String::from_utf8(buf)?)
-}
-
-/// Rows as an aligned text table.
-pub fn to_table(batches: &[RecordBatch]) -> anyhow::Result<String> {
-    Ok(arrow::util::pretty::pretty_format_batches(batches)?.to_string())
-}
