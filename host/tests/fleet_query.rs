@@ -1,7 +1,8 @@
 //! `smartnic fleet query` (DataFusion) against answers computed here, row by row, from the
 //! Parquet files themselves; snapshots exported as Parquet against the report library's
-//! records; and the errors a user meets. The engine is the `smartnic-fleet` binary, which
-//! `cargo test --workspace` builds beside `smartnic`.
+//! records; and the errors a user meets. The engine is the `smartnic-fleet` binary beside
+//! `smartnic`: `cargo test --workspace` builds it (for its own package's tests); a run of this
+//! package alone needs `cargo build -p smartnic-fleet` first, and says so if it is missing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
