@@ -93,6 +93,7 @@ fn query(a: &QueryArgs, json: bool) -> anyhow::Result<()> {
     if a.list {
         return list(json);
     }
+    // An unknown --named query is the user's error, said without needing the engine.
     sql_of(a)?;
     let engine = ENGINE.path()?;
     let e = std::process::Command::new(&engine).args(a.to_args(json)).exec();
