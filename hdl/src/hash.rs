@@ -136,7 +136,9 @@ macro_rules! crc_unit {
             pub hash: Signal<Out, Bits<32>>,
             pub index: Signal<Out, Bits<K>>,
             pub valid: Signal<Out, Bit>,
-            // Stage 1: per-group XOR chains (local wires) and their registers.
+            // Stage 1: each key bit's term (its matrix column or zero), the per-group XOR
+            // chains of the terms (local wires) and their registers.
+            term: [Signal<Local, Bits<32>>; $kb],
             acc: [Signal<Local, Bits<32>>; $kb],
             part: [DFF<Bits<32>>; $crate::hash::GROUPS],
             part_valid: DFF<Bit>,
@@ -163,6 +165,7 @@ macro_rules! crc_unit {
                     hash: Default::default(),
                     index: Default::default(),
                     valid: Default::default(),
+                    term: std::array::from_fn(|_| Default::default()),
                     acc: std::array::from_fn(|_| Default::default()),
                     part: Default::default(),
                     part_valid: Default::default(),
@@ -179,21 +182,22 @@ macro_rules! crc_unit {
             #[hdl_gen]
             fn update(&mut self) {
                 dff_setup!(self, clock, part_valid, hash_q, hash_valid);
-                // Stage 1: group g XORs the matrix columns of its set key bits.
+                // Stage 1: group g XORs the matrix columns of its set key bits. Each bit
+                // selects its own term and the chain only XORs terms: a chain of muxes
+                // (`acc = bit ? acc ^ column : acc`) is the same logic, but Yosys then needs
+                // one `opt` round over the whole design per link to see through it.
+                for b in 0..$kb {
+                    if self.key.val().get_bit(b) {
+                        self.term[b].next = self.column[b].val();
+                    } else {
+                        self.term[b].next = 0.into();
+                    }
+                }
                 for g in 0..GROUPS {
                     self.part[g].clock.next = self.clock.val();
-                    if self.key.val().get_bit(g * $gb) {
-                        self.acc[g * $gb].next = self.column[g * $gb].val();
-                    } else {
-                        self.acc[g * $gb].next = 0.into();
-                    }
+                    self.acc[g * $gb].next = self.term[g * $gb].val();
                     for i in 1..$gb {
-                        if self.key.val().get_bit(g * $gb + i) {
-                            self.acc[g * $gb + i].next =
-                                self.acc[g * $gb + i - 1].val() ^ self.column[g * $gb + i].val();
-                        } else {
-                            self.acc[g * $gb + i].next = self.acc[g * $gb + i - 1].val();
-                        }
+                        self.acc[g * $gb + i].next = self.acc[g * $gb + i - 1].val() ^ self.term[g * $gb + i].val();
                     }
                     self.part[g].d.next = self.acc[g * $gb + $last].val();
                 }

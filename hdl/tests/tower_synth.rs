@@ -22,7 +22,9 @@ fn run(name: &str) -> synth::SynthReport {
 /// with the minimum chain that gives CM packets their estimate too: 1340 LUT, 771 FF, 35
 /// CARRY4, 15 SRL. Before it (the omega chain's output as the estimate): 1208 LUT, 743 FF,
 /// 29 CARRY4; the chain is two INF-aware minimums, the estimate's output mux and 28 flops
-/// (the upper bits of the narrow arrays' values are constant and vanish).
+/// (the upper bits of the narrow arrays' values are constant and vanish). With the hash
+/// units' XOR network written as per-bit terms instead of a chain of muxes (the same
+/// logic; Yosys 14 CPU-s instead of 23): 1307 LUT, 771 FF.
 #[test]
 fn tower_synthesizes_for_xc7_within_budget() {
     let r = run("tower");
@@ -32,7 +34,7 @@ fn tower_synthesizes_for_xc7_within_budget() {
     assert!(r.lut <= 1500, "{r:?}");
     // Flops: 3 x (hash stage 1 + index) + forwarding window + omega and minimum chains; no
     // RAM in FFs.
-    synth_util::assert_logic(&r, 1340, 771);
+    synth_util::assert_logic(&r, 1307, 771);
 }
 
 /// The reference: the same three RAMs and nothing but an adder per array. Measured at commit

@@ -1,9 +1,10 @@
 //! The long soak of the whole core, run by `scripts/soak` (never by `cargo test`): the
-//! acceptance traces of `tests/core.rs` and `tests/core_adversarial.rs` at sizes too long for
-//! the suite, through the same harness (`core_check`: the driver reads every epoch under
-//! traffic, every tower counter and SuMax cell is compared with the software sketches fed
-//! the epoch's packets, the statistics explain every frame). It prints one summary line per
-//! run; those figures go into the issue notes.
+//! acceptance traces of `tests/core.rs` and `tests/core_adversarial.rs` (adversarial, Zipf,
+//! the network lab's capture) at sizes too long for the suite, through the same harness
+//! (`core_check`: the driver reads every epoch under traffic, every tower counter and SuMax
+//! cell is compared with the software sketches fed the epoch's packets, the statistics
+//! explain every frame). It prints one summary line per run; those figures go into the
+//! issue notes.
 //!
 //! ```sh
 //! cargo run --release -p smartnic-sim-tb --example soak -- [PACKETS]   # default 10,000,000
@@ -12,7 +13,7 @@
 #[path = "../tests/core_check/mod.rs"]
 mod core_check;
 
-use core_check::{generated_trace, CoreRun, Plan};
+use core_check::{generated_trace, lab_frames, CoreRun, Plan};
 use smartnic_contract::geometry::InsertMode;
 use smartnic_sim_tb::frames::Adversarial;
 
@@ -48,4 +49,15 @@ fn main() {
     run.feed(&mut frames, plan);
     let s = run.finish("soak zipf", plan);
     assert_eq!(s.packets, packets);
+    // The network lab's traffic (5-hop inter-pod paths, a congested uplink): PACKETS sent,
+    // about two thirds of them delivered; CM for two epochs, then ACU.
+    let frames = lab_frames(packets, 14);
+    let mut run = CoreRun::new(InsertMode::Cm);
+    let mut src = frames.into_iter();
+    run.feed(&mut src, Plan { snapshots: Some(2), ..plan });
+    run.switch_mode(InsertMode::Acu, plan);
+    run.feed(&mut src, plan);
+    let s = run.finish("soak lab", plan);
+    let inflated: usize = run.checks.iter().map(|c| c.records.len()).sum();
+    println!("soak lab: {} packets delivered of {packets} sent, {inflated} inflated hops", s.packets);
 }

@@ -17,6 +17,7 @@ use smartnic_contract::per_switch::InflateRule;
 use smartnic_contract::shim::ETHERTYPE_SHIM;
 use smartnic_contract::wire::record::{from_words, parse_stream, Record};
 use smartnic_contract::wire::vlan::walk_l2;
+use smartnic_hdl::core_top::big_stack;
 use smartnic_hdl::flow;
 use smartnic_hdl::per_switch::half::PerSwitchHalf;
 use smartnic_sim_tb::Model;
@@ -69,7 +70,8 @@ fn frames() -> Vec<Frame> {
 #[test]
 fn the_composed_half_is_the_model_on_lab_traffic() {
     let frames = frames();
-    let v = flow::to_verilog("per_switch_half", &mut PerSwitchHalf::new().unwrap()).unwrap();
+    // Built and generated on a big stack: the half is more than a test thread's 2 MB holds.
+    let v = big_stack(|| flow::to_verilog("per_switch_half", &mut PerSwitchHalf::new().unwrap())).unwrap();
     let mut m = Model::of_verilog("per_switch_half", &v).unwrap_or_else(|e| panic!("{e}"));
     let p = |m: &Model, n: &str| m.port(n);
     let (tdata, tvalid, tlast) = (p(&m, "tdata"), p(&m, "tvalid"), p(&m, "tlast"));

@@ -56,6 +56,7 @@ pub struct Encoder<const AB: usize> {
     log: Log2Default,
     rf: [DFF<Bit>; 4],
     state: DFF<Bits<32>>,
+    term: [Signal<Local, Bits<32>>; 32],
     acc: [Signal<Local, Bits<32>>; 32],
     op4: Signal<Local, Bit>,
     // A 16-bit value at 64 bits. rust-hdl workaround: `bit_cast` widening renders as `x &
@@ -103,6 +104,7 @@ impl<const AB: usize> Encoder<AB> {
             log: Log2Default::new(),
             rf: Default::default(),
             state: Default::default(),
+            term: Default::default(),
             acc: Default::default(),
             op4: Default::default(),
             wr: Default::default(),
@@ -144,18 +146,19 @@ impl<const AB: usize> Logic for Encoder<AB> {
         for i in 1..4 {
             self.rf[i].d.next = self.rf[i - 1].q.val();
         }
-        // Stage 5: the 16-step LFSR advance as one XOR network.
-        if self.state.q.val().get_bit(0) {
-            self.acc[0].next = self.column[0].val();
-        } else {
-            self.acc[0].next = self.zero32.val();
-        }
-        for j in 1..32 {
+        // Stage 5: the 16-step LFSR advance as one XOR network: each state bit selects its
+        // column, the chain XORs the terms (a chain of muxes is the same logic but costs
+        // Yosys one `opt` round per link).
+        for j in 0..32 {
             if self.state.q.val().get_bit(j) {
-                self.acc[j].next = self.acc[j - 1].val() ^ self.column[j].val();
+                self.term[j].next = self.column[j].val();
             } else {
-                self.acc[j].next = self.acc[j - 1].val();
+                self.term[j].next = self.zero32.val();
             }
+        }
+        self.acc[0].next = self.term[0].val();
+        for j in 1..32 {
+            self.acc[j].next = self.acc[j - 1].val() ^ self.term[j].val();
         }
         self.op4.next = self.log.valid.val() | self.log.zero.val();
         if self.reset.val() {

@@ -121,7 +121,9 @@ pub struct StreamEngine<const IW: usize> {
     w_epoch: Widen<64, 32>,
     w_seq: Widen<64, 32>,
     w_miss: Widen<64, 32>,
+    term: [Signal<Local, Bits<32>>; 96],
     chain: [Signal<Local, Bits<32>>; 96],
+    fin_term: [Signal<Local, Bits<64>>; 32],
     fin: [Signal<Local, Bits<64>>; 32],
     col: [Constant<Bits<32>>; 96],
     fin_col: [Constant<Bits<64>>; 32],
@@ -147,6 +149,7 @@ pub struct StreamEngine<const IW: usize> {
     one6: Constant<Bits<6>>,
     zero6: Constant<Bits<6>>,
     zero7: Constant<Bits<7>>,
+    zero64: Constant<Bits<64>>,
     zero96: Constant<Bits<96>>,
     one_iw: Constant<Bits<IW>>,
     zero_iw: Constant<Bits<IW>>,
@@ -245,7 +248,9 @@ impl<const IW: usize> StreamEngine<IW> {
             w_epoch: Default::default(),
             w_seq: Default::default(),
             w_miss: Default::default(),
+            term: std::array::from_fn(|_| Default::default()),
             chain: std::array::from_fn(|_| Default::default()),
+            fin_term: Default::default(),
             fin: Default::default(),
             col: std::array::from_fn(|j| c((if j < 32 { state_cols[j] } else { data_cols[j - 32] }) as u64)),
             fin_col: std::array::from_fn(|j| c((CHECKSUM.finish(1 << j) ^ fin0) as u64)),
@@ -274,6 +279,7 @@ impl<const IW: usize> StreamEngine<IW> {
             one6: c(1),
             zero6: c(0),
             zero7: c(0),
+            zero64: c(0),
             zero96: c(0),
             one_iw: c(1),
             zero_iw: c(0),
@@ -336,37 +342,38 @@ impl<const IW: usize> Logic for StreamEngine<IW> {
         self.wide_fill.x.next = self.fill.q.val();
         self.combined.next = self.acc.q.val() | (self.wide_v.y.val() << self.wide_fill.y.val());
         self.sum.next = self.fill.q.val() + self.w_cur.val();
-        // CRC: fold the word pushed last clock (all but the trailer).
-        if self.crc.q.val().get_bit(0) {
-            self.chain[0].next = self.col[0].val();
-        } else {
-            self.chain[0].next = 0.into();
-        }
-        for j in 1..32 {
+        // CRC: fold the word pushed last clock (all but the trailer). Each state and data
+        // bit selects its own column and the chains only XOR the terms: a chain of muxes
+        // (`chain = bit ? chain ^ col : chain`) is the same logic, but Yosys then needs one
+        // `opt` round over the whole design per link to see through it.
+        for j in 0..32 {
             if self.crc.q.val().get_bit(j) {
-                self.chain[j].next = self.chain[j - 1].val() ^ self.col[j].val();
+                self.term[j].next = self.col[j].val();
             } else {
-                self.chain[j].next = self.chain[j - 1].val();
+                self.term[j].next = 0.into();
+            }
+        }
+        for j in 0..32 {
+            if self.crc.q.val().get_bit(j) {
+                self.fin_term[j].next = self.fin_col[j].val();
+            } else {
+                self.fin_term[j].next = self.zero64.val();
             }
         }
         for j in 32..96 {
             if self.cw.q.val().get_bit(j - 32) {
-                self.chain[j].next = self.chain[j - 1].val() ^ self.col[j].val();
+                self.term[j].next = self.col[j].val();
             } else {
-                self.chain[j].next = self.chain[j - 1].val();
+                self.term[j].next = 0.into();
             }
         }
-        if self.crc.q.val().get_bit(0) {
-            self.fin[0].next = self.fin_off.val() ^ self.fin_col[0].val();
-        } else {
-            self.fin[0].next = self.fin_off.val();
+        self.chain[0].next = self.term[0].val();
+        for j in 1..96 {
+            self.chain[j].next = self.chain[j - 1].val() ^ self.term[j].val();
         }
+        self.fin[0].next = self.fin_off.val() ^ self.fin_term[0].val();
         for j in 1..32 {
-            if self.crc.q.val().get_bit(j) {
-                self.fin[j].next = self.fin[j - 1].val() ^ self.fin_col[j].val();
-            } else {
-                self.fin[j].next = self.fin[j - 1].val();
-            }
+            self.fin[j].next = self.fin[j - 1].val() ^ self.fin_term[j].val();
         }
         if self.cv.q.val() {
             for j in 95..96 {

@@ -16,6 +16,7 @@
 //!   packets sent, statistics counters, `tready`, one clock per beat back to back.
 #![allow(dead_code)]
 
+use smartnic::lab::{LabConfig, Sink};
 use smartnic::sketch::latency_tower::LatencyTower;
 use smartnic::sketch::per_switch::{first_out_of_order, PerSwitch, PerSwitchConfig as ModelConfig};
 use smartnic::sketch::snapshot::{from_section, per_switch_sections, to_section};
@@ -135,6 +136,33 @@ pub fn generated_trace(seed: u64, packets: u64) -> Vec<SimFrame> {
     let frames = read_capture(&pcap).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     frames.into_iter().map(|(ts, data)| SimFrame::new(ts, data)).collect()
+}
+
+/// Every frame the lab's hosts received, in delivery order, cut to its headers (padded to
+/// the 60-byte minimum: the core reads no payload).
+struct Delivered(Vec<SimFrame>);
+
+impl Sink for Delivered {
+    fn deliver(&mut self, _: usize, time_ns: u64, headers: &[u8], _: u32) -> std::io::Result<()> {
+        let mut h = headers.to_vec();
+        h.resize(h.len().max(60), 0);
+        self.0.push(SimFrame::new(time_ns, h));
+        Ok(())
+    }
+}
+
+/// The network lab's traffic as one NIC's input: the demo's k = 4 fat-tree (inter-pod paths
+/// of 5 switches, a 1 Gb/s uplink that congests) at half load, `packets` sent (`seed` 14 is
+/// the suite's).
+pub fn lab_frames(packets: u64, seed: u64) -> Vec<SimFrame> {
+    let t = smartnic::demo::topology().unwrap();
+    let mut cfg = LabConfig::default();
+    cfg.workload.max_packets = Some(packets);
+    cfg.workload.load = 0.5;
+    cfg.workload.seed = seed;
+    let mut sink = Delivered(Vec::new());
+    smartnic::lab::run(&t, &cfg, &mut sink).unwrap();
+    sink.0
 }
 
 /// What one snapshot check compared and found.
