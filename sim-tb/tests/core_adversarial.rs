@@ -14,8 +14,8 @@
 //!   mixed with other flows, CM then ACU.
 //!
 //! Every epoch's per-switch half (latency buckets, key table, inflated-latency records) is
-//! compared with the software model's too (`core_check`). The 1M-packet Zipf trace and the
-//! 1M-packet lab capture through the core are in `core.rs`.
+//! compared with the software model's too (`core_check`). The large-epoch Zipf trace and the
+//! network lab's capture through the core are in `core.rs`.
 //!
 //! Frames arrive back to back except during a readout, where they stay back to back for
 //! 2,000 clocks after the SWAP write (so packets of both epochs are in the pipelines around
