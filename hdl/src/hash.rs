@@ -197,7 +197,8 @@ macro_rules! crc_unit {
                     self.part[g].clock.next = self.clock.val();
                     self.acc[g * $gb].next = self.term[g * $gb].val();
                     for i in 1..$gb {
-                        self.acc[g * $gb + i].next = self.acc[g * $gb + i - 1].val() ^ self.term[g * $gb + i].val();
+                        self.acc[g * $gb + i].next =
+                            self.acc[g * $gb + i - 1].val() ^ self.term[g * $gb + i].val();
                     }
                     self.part[g].d.next = self.acc[g * $gb + $last].val();
                 }

@@ -349,14 +349,9 @@ impl<const IW: usize> Logic for StreamEngine<IW> {
         for j in 0..32 {
             if self.crc.q.val().get_bit(j) {
                 self.term[j].next = self.col[j].val();
-            } else {
-                self.term[j].next = 0.into();
-            }
-        }
-        for j in 0..32 {
-            if self.crc.q.val().get_bit(j) {
                 self.fin_term[j].next = self.fin_col[j].val();
             } else {
+                self.term[j].next = 0.into();
                 self.fin_term[j].next = self.zero64.val();
             }
         }
