@@ -13,7 +13,7 @@
 #[path = "../tests/core_check/mod.rs"]
 mod core_check;
 
-use core_check::{generated_trace, lab_frames, CoreRun, Plan};
+use core_check::{generated_trace, lab_capture, CoreRun, Plan};
 use smartnic_contract::geometry::InsertMode;
 use smartnic_sim_tb::frames::Adversarial;
 
@@ -49,15 +49,9 @@ fn main() {
     run.feed(&mut frames, plan);
     let s = run.finish("soak zipf", plan);
     assert_eq!(s.packets, packets);
-    // The network lab's traffic (5-hop inter-pod paths, a congested uplink): PACKETS sent,
-    // about two thirds of them delivered; CM for two epochs, then ACU.
-    let frames = lab_frames(packets, 14);
-    let mut run = CoreRun::new(InsertMode::Cm);
-    let mut src = frames.into_iter();
-    run.feed(&mut src, Plan { snapshots: Some(2), ..plan });
-    run.switch_mode(InsertMode::Acu, plan);
-    run.feed(&mut src, plan);
-    let s = run.finish("soak lab", plan);
-    let inflated: usize = run.checks.iter().map(|c| c.records.len()).sum();
-    println!("soak lab: {} packets delivered of {packets} sent, {inflated} inflated hops", s.packets);
+    // The network lab's traffic (5-hop inter-pod paths, a congested uplink), as the suite's
+    // lab capture: PACKETS sent, about two thirds of them delivered; CM for two epochs, then
+    // ACU.
+    let (delivered, inflated) = lab_capture(packets, plan.every);
+    println!("soak lab: {delivered} packets delivered of {packets} sent, {inflated} inflated hops");
 }

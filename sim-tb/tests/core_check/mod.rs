@@ -152,17 +152,44 @@ impl Sink for Delivered {
 }
 
 /// The network lab's traffic as one NIC's input: the demo's k = 4 fat-tree (inter-pod paths
-/// of 5 switches, a 1 Gb/s uplink that congests) at half load, `packets` sent (`seed` 14 is
-/// the suite's).
-pub fn lab_frames(packets: u64, seed: u64) -> Vec<SimFrame> {
+/// of 5 switches, a 1 Gb/s uplink that congests) at half load, `packets` sent, workload seed
+/// 14.
+pub fn lab_frames(packets: u64) -> Vec<SimFrame> {
     let t = smartnic::demo::topology().unwrap();
     let mut cfg = LabConfig::default();
     cfg.workload.max_packets = Some(packets);
     cfg.workload.load = 0.5;
-    cfg.workload.seed = seed;
+    cfg.workload.seed = 14;
     let mut sink = Delivered(Vec::new());
     smartnic::lab::run(&t, &cfg, &mut sink).unwrap();
     sink.0
+}
+
+/// The network lab's traffic ([`lab_frames`]) through the core (5-hop inter-pod paths,
+/// queues building at the congested uplink), back to back, `sent` packets sent and a
+/// snapshot about every `every` frames, two epochs in CM then ACU: every epoch's flow sketches and per-switch half equal
+/// the models, and the record stream carries the inflated-latency events (less the counted
+/// drops). Returns the packets delivered and the inflated hops recorded.
+pub fn lab_capture(sent: u64, every: u64) -> (u64, usize) {
+    let frames = lab_frames(sent);
+    let five = frames.iter().filter(|f| packet_of(f).is_ok_and(|p| p.hops.len() == 5)).count();
+    let mut src = frames.into_iter();
+    let mut run = CoreRun::new(InsertMode::Cm);
+    let plan = Plan { every, swap_burst: 2_000, readout_gap: 600, snapshots: Some(2) };
+    run.feed(&mut src, plan);
+    run.switch_mode(InsertMode::Acu, plan);
+    run.feed(&mut src, Plan { snapshots: None, ..plan });
+    let s = run.finish(&format!("lab {sent}"), plan);
+    assert!(five as u64 > s.packets / 2, "{five} of {} packets crossed 5 switches", s.packets);
+    let inflated: usize = run.checks.iter().map(|c| c.records.len()).sum();
+    assert!(!run.drained.is_empty(), "the readouts drained no inflated-latency record");
+    assert!(
+        run.checks.iter().all(|c| c.packets == 0 || c.table_entries > 0),
+        "every epoch keeps heavy flows"
+    );
+    assert!(run.checks.iter().filter(|c| c.mode == InsertMode::Acu && c.packets > 0).count() >= 1);
+    eprintln!("lab {sent}: {} packets, {five} over 5 switches, {inflated} inflated hops", s.packets);
+    (s.packets, inflated)
 }
 
 /// What one snapshot check compared and found.
