@@ -20,6 +20,9 @@ use anyhow::Context;
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use datafusion::datasource::MemTable;
+use datafusion::error::DataFusionError;
+use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use serde::Serialize;
 use std::time::Instant;
@@ -35,12 +38,29 @@ pub struct Fleet {
     runtime: tokio::runtime::Runtime,
     /// Tables with no directory yet (registered empty).
     pub empty: Vec<&'static str>,
+    /// The memory the query's operators may hold, bytes.
+    pub memory_limit: u64,
+}
+
+/// Half of this machine's memory (`MemTotal`), the engine's default limit: a fleet query
+/// beside a collector must not take the host down with it.
+pub fn default_memory_limit() -> anyhow::Result<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo")
+        .context("reading /proc/meminfo for the default --memory-limit")?;
+    let kib: u64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no MemTotal in /proc/meminfo; give --memory-limit")?;
+    Ok(kib * 1024 / 2)
 }
 
 impl Fleet {
     /// Registers `dir`'s tables. A table whose directory does not exist is empty; `dir`
-    /// itself must exist.
-    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+    /// itself must exist. The query's operators may hold `memory_limit` bytes: sorts and
+    /// aggregations spill beyond it (a fair share each), and an operator that cannot spill
+    /// fails the query with [`Fleet::query`]'s "memory limit" error.
+    pub fn open(dir: &Path, memory_limit: u64) -> anyhow::Result<Self> {
         anyhow::ensure!(
             dir.is_dir(),
             "{}: no such directory (give the directory `smartnic collect --parquet` or `snapshot export --parquet` writes)",
@@ -55,8 +75,14 @@ impl Fleet {
         // Each device's files sit in its own subdirectory of the table's (not Hive
         // partitions: the rows carry their device), so the listing must descend into them.
         config.options_mut().execution.listing_table_ignore_subdirectory = false;
-        let ctx = SessionContext::new_with_config(config);
-        let mut fleet = Fleet { dir: dir.to_path_buf(), ctx, runtime, empty: Vec::new() };
+        let pool = FairSpillPool::new(usize::try_from(memory_limit).unwrap_or(usize::MAX));
+        // The error then names the operators that held the most.
+        let top = std::num::NonZeroUsize::new(3).expect("3 is not zero");
+        let env = RuntimeEnvBuilder::new()
+            .with_memory_pool(Arc::new(TrackConsumersPool::new(pool, top)))
+            .build_arc()?;
+        let ctx = SessionContext::new_with_config_rt(config, env);
+        let mut fleet = Fleet { dir: dir.to_path_buf(), ctx, runtime, empty: Vec::new(), memory_limit };
         for table in TABLES {
             fleet.register(table)?;
         }
@@ -87,7 +113,14 @@ impl Fleet {
                 let df = self.ctx.sql(sql).await?;
                 df.collect().await
             })
-            .map_err(|e| anyhow::anyhow!("{e}"))
+            .map_err(|e| match e.find_root() {
+                DataFusionError::ResourcesExhausted(why) => anyhow::anyhow!(
+                    "the query needs more than its memory limit of {:.1} MiB even after spilling \
+                     (raise --memory-limit, or narrow the query): {why}",
+                    self.memory_limit as f64 / f64::from(1 << 20)
+                ),
+                _ => anyhow::anyhow!("{e}"),
+            })
     }
 }
 
@@ -139,7 +172,11 @@ pub fn run(a: &QueryArgs, json: bool) -> anyhow::Result<()> {
     }
     let sql = sql_of(a)?;
     let dir = a.dir.as_ref().context("give --dir DIR")?;
-    let fleet = Fleet::open(dir)?;
+    let memory_limit = match a.memory_limit {
+        Some(m) => m,
+        None => default_memory_limit()?,
+    };
+    let fleet = Fleet::open(dir, memory_limit)?;
     for t in &fleet.empty {
         eprintln!("note: {} has no {t} table yet (queried as empty)", dir.display());
     }
