@@ -1,9 +1,11 @@
 //! `smartnic sketch run|query` through the binary: snapshots equal library runs over the
 //! same packets, epochs partition the trace, and mistakes get clear errors.
 
-use smartnic::sketch::snapshot::to_section;
+use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig};
+use smartnic::sketch::snapshot::{per_switch_sections, to_section};
 use smartnic::sketch::SketchKind;
 use smartnic::trace::{generate_files, GenConfig, Packet, PacketReader, ShimConfig};
+use smartnic_contract::geometry::InsertMode;
 use smartnic_driver::snapshot::Snapshot;
 use std::path::Path;
 use std::process::Command;
@@ -65,14 +67,20 @@ fn epochs_partition_the_trace() {
         out_dir.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut total = 0;
+    let (mut total, mut records) = (0, 0);
     for (e, chunk) in packets.chunks(2000).enumerate() {
         let s = Snapshot::read_file(&out_dir.join(format!("epoch-{e:06}.snap"))).unwrap();
         assert_eq!((s.epoch, s.packets), (e as u64, chunk.len() as u64));
         assert_eq!(s.sections, library_sections(chunk), "epoch {e}");
+        // The per-switch half (run on its own thread) is the model's over the epoch.
+        let half =
+            PerSwitch::of_epoch(PerSwitchConfig::nic_default(), InsertMode::Acu, e as u32, chunk).unwrap();
+        assert_eq!(s.per_switch, per_switch_sections(&half, half.records()), "epoch {e}");
         total += s.packets;
+        records += half.records().len();
     }
     assert_eq!(total, 7_500);
+    assert!(records > 0, "no inflated-latency record: the per-switch check proves too little");
     assert!(!out_dir.join("epoch-000004.snap").exists());
 }
 

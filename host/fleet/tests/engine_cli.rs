@@ -90,7 +90,9 @@ fn a_memory_limit_spills_to_the_same_answer_or_fails_saying_so() {
 
     let err = flow_sizes_under(d, Some("64K")).unwrap_err();
     assert!(
-        err.starts_with("error: ") && err.contains("memory limit of 0.1 MiB") && err.contains("--memory-limit"),
+        err.starts_with("error: ")
+            && err.contains("memory limit of 0.1 MiB")
+            && err.contains("--memory-limit"),
         "{err}"
     );
 

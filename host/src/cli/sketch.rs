@@ -10,6 +10,7 @@ use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use super::size::parse_bytes;
 use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
+use crate::sketch::per_switch_worker::PerSwitchWorker;
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
@@ -144,15 +145,14 @@ struct PerSwitchInfo {
 }
 
 /// The per-switch half of a `sketch run`, beside the flow sketch whose estimates feed it.
+/// The half runs on its own thread ([`PerSwitchWorker`]): it costs more than the flow
+/// sketches and needs nothing of them but each packet's estimate.
 struct PerSwitchRun {
     /// Index of the flow TowerSketch in the run's sketches.
     tower: usize,
-    half: PerSwitch,
+    half: PerSwitchWorker,
     /// Did the current epoch hold an INT hop?
     saw_int: bool,
-    /// The current batch's keys and flow estimates (reused from batch to batch).
-    keys: Vec<FlowKey>,
-    estimates: Vec<u64>,
 }
 
 impl PerSwitchRun {
@@ -166,8 +166,8 @@ impl PerSwitchRun {
             inflate_ratio_x256: args.inflate_ratio,
             ..PerSwitchConfig::nic_default()
         };
-        let half = PerSwitch::new(config).context("per-switch half")?;
-        Ok(Some(PerSwitchRun { tower, half, saw_int: false, keys: Vec::new(), estimates: Vec::new() }))
+        let half = PerSwitchWorker::start(PerSwitch::new(config).context("per-switch half")?);
+        Ok(Some(PerSwitchRun { tower, half, saw_int: false }))
     }
 
     /// Inserts `batch` into the flow tower (the same counters as a batch insertion), then
@@ -175,29 +175,29 @@ impl PerSwitchRun {
     /// half never reads the flow tower, so the whole batch's estimates can come first.
     fn feed(&mut self, sketch: &mut AnySketch, batch: &[Packet], epoch: u64) {
         let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(batch) };
-        self.keys.clear();
-        self.keys.extend(batch.iter().map(|p| p.key));
-        t.insert_and_query_batch(&self.keys, &mut self.estimates);
-        self.half.observe_batch(epoch as u32, batch, &self.estimates);
-        self.saw_int |= batch.iter().any(|p| !p.hops.is_empty());
+        let mut hops = self.half.batch();
+        hops.fill(batch);
+        t.insert_and_query_batch(&hops.keys, &mut hops.estimates);
+        self.saw_int |= hops.has_hops();
+        self.half.send(epoch as u32, hops);
     }
 
     /// The epoch's per-switch sections (none when it held no INT hop) and what they hold;
-    /// clears the half for the next epoch.
+    /// the half goes on with the next epoch cleared.
     fn take_epoch(&mut self) -> (Vec<smartnic_driver::snapshot::PerSwitchSection>, Option<PerSwitchInfo>) {
-        let records = self.half.drain_records();
+        let mut half = self.half.take();
+        let records = half.drain_records();
         let out = if self.saw_int {
             let info = PerSwitchInfo {
-                hops: self.half.stats().hops,
-                table_flows: self.half.table.entries().count() as u64,
-                table_misses: self.half.table.misses(),
+                hops: half.stats().hops,
+                table_flows: half.table.entries().count() as u64,
+                table_misses: half.table.misses(),
                 inflated: records.len() as u64,
             };
-            (per_switch_sections(&self.half, &records), Some(info))
+            (per_switch_sections(&half, &records), Some(info))
         } else {
             (Vec::new(), None)
         };
-        self.half.clear();
         self.saw_int = false;
         out
     }

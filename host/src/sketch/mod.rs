@@ -23,6 +23,7 @@ pub mod kind;
 pub mod latency_tower;
 pub mod merge;
 pub mod per_switch;
+pub mod per_switch_worker;
 pub mod snapshot;
 pub mod sumax;
 pub mod tower;

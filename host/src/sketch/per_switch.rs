@@ -18,6 +18,7 @@ use smartnic_contract::per_switch::{
 };
 use smartnic_contract::shim::Hop;
 use smartnic_contract::wire::record::InflatedRecord;
+use smartnic_contract::FlowKey;
 
 /// How many hops ahead [`PerSwitch::observe_batch`] hashes and prefetches: enough to keep
 /// several misses in flight, few enough that the lines are still in L1 when their hop comes.
@@ -25,6 +26,39 @@ const LOOKAHEAD: usize = 8;
 
 /// How many packets ahead [`PerSwitch::observe_batch`] requests a packet's hop list.
 const HOPS_AHEAD: usize = 8;
+
+/// What the half reads of a batch of packets: each one's flow key and its hops in path
+/// order. A slice of parsed packets is one; [`super::per_switch_worker::HopBatch`], the flat
+/// form that crosses to the half's own thread without an allocation a packet, is the other.
+pub trait HopSource {
+    /// Packets in the batch.
+    fn packets(&self) -> usize;
+    /// Packet `n`'s flow key.
+    fn key(&self, n: usize) -> &FlowKey;
+    /// Packet `n`'s hops, in path order.
+    fn hops(&self, n: usize) -> &[Hop];
+    /// Asks for packet `n`'s hops to be brought into cache (if `n` is in the batch and they
+    /// live apart from it).
+    fn prefetch_hops(&self, _n: usize) {}
+}
+
+impl HopSource for [Packet] {
+    fn packets(&self) -> usize {
+        self.len()
+    }
+    fn key(&self, n: usize) -> &FlowKey {
+        &self[n].key
+    }
+    fn hops(&self, n: usize) -> &[Hop] {
+        &self[n].hops
+    }
+    /// Each packet's hop vector was allocated by the parser's thread, away from the packet.
+    fn prefetch_hops(&self, n: usize) {
+        if let Some(p) = self.get(n) {
+            crate::trace::prefetch(p.hops.as_ptr());
+        }
+    }
+}
 
 /// Everything the per-switch half is configured with: geometries at build time, the
 /// mode and thresholds by register.
@@ -102,9 +136,9 @@ impl PerSwitch {
     pub fn observe(&mut self, epoch: u32, p: &Packet, flow_estimate: u64) {
         for hop in &p.hops {
             let idx = self.latency.indices(&switch_key(hop.switch_id, &p.key));
-            self.observe_hop(epoch, p, hop, &idx);
+            self.observe_hop(epoch, &p.key, hop, &idx);
         }
-        self.offer(p, flow_estimate);
+        self.offer(&p.key, &p.hops, flow_estimate);
     }
 
     /// [`PerSwitch::observe`] of each packet in order, packet `n` with `estimates[n]`: the
@@ -112,8 +146,8 @@ impl PerSwitch {
     /// ahead of the one inserted and their buckets prefetched, so the cache misses of
     /// several hops overlap (the tower is far larger than L1 and each hop touches `d`
     /// unrelated lines). Panics when the two slices differ in length.
-    pub fn observe_batch(&mut self, epoch: u32, packets: &[Packet], estimates: &[u64]) {
-        assert_eq!(packets.len(), estimates.len(), "one estimate per packet");
+    pub fn observe_batch<S: HopSource + ?Sized>(&mut self, epoch: u32, packets: &S, estimates: &[u64]) {
+        assert_eq!(packets.packets(), estimates.len(), "one estimate per packet");
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
             // SAFETY: this CPU has the features `observe_batch_avx2` is compiled for.
@@ -130,38 +164,44 @@ impl PerSwitch {
     /// The CPU must support AVX2 and BMI2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi2")]
-    unsafe fn observe_batch_avx2(&mut self, epoch: u32, packets: &[Packet], estimates: &[u64]) {
+    unsafe fn observe_batch_avx2<S: HopSource + ?Sized>(
+        &mut self,
+        epoch: u32,
+        packets: &S,
+        estimates: &[u64],
+    ) {
         self.observe_batch_any(epoch, packets, estimates)
     }
 
     #[inline(always)]
-    fn observe_batch_any(&mut self, epoch: u32, packets: &[Packet], estimates: &[u64]) {
-        let mut ahead = packets.iter().flat_map(|p| p.hops.iter().map(|h| switch_key(h.switch_id, &p.key)));
+    fn observe_batch_any<S: HopSource + ?Sized>(&mut self, epoch: u32, src: &S, estimates: &[u64]) {
+        let all = 0..src.packets();
+        let mut ahead =
+            all.clone().flat_map(|n| src.hops(n).iter().map(move |h| switch_key(h.switch_id, src.key(n))));
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
         for (slot, key) in ring.iter_mut().zip(ahead.by_ref()) {
             *slot = self.latency.prefetch(&key);
         }
-        let mut n = 0;
-        for (j, (p, &estimate)) in packets.iter().zip(estimates).enumerate() {
-            // The hop lists live apart from the packets, written by the parser's core.
-            if let Some(q) = packets.get(j + HOPS_AHEAD) {
-                crate::trace::prefetch(q.hops.as_ptr());
-            }
-            for hop in &p.hops {
-                let idx = ring[n % LOOKAHEAD];
-                if let Some(key) = ahead.next() {
-                    ring[n % LOOKAHEAD] = self.latency.prefetch(&key);
+        let mut i = 0;
+        for (n, &estimate) in all.zip(estimates) {
+            src.prefetch_hops(n + HOPS_AHEAD);
+            let key = src.key(n);
+            for hop in src.hops(n) {
+                let idx = ring[i % LOOKAHEAD];
+                if let Some(next) = ahead.next() {
+                    ring[i % LOOKAHEAD] = self.latency.prefetch(&next);
                 }
-                n += 1;
-                self.observe_hop(epoch, p, hop, &idx);
+                i += 1;
+                self.observe_hop(epoch, key, hop, &idx);
             }
-            self.offer(p, estimate);
+            self.offer(key, src.hops(n), estimate);
         }
     }
 
-    /// One hop of `p` into the latency tower at its bucket indices, then past the detector.
+    /// One hop of flow `key` into the latency tower at its bucket indices, then past the
+    /// detector.
     #[inline(always)]
-    fn observe_hop(&mut self, epoch: u32, p: &Packet, hop: &Hop, idx: &[u32; MAX_ARRAYS]) {
+    fn observe_hop(&mut self, epoch: u32, key: &FlowKey, hop: &Hop, idx: &[u32; MAX_ARRAYS]) {
         let units = self.config.latency.units(hop.latency_ns);
         let before = self.latency.insert_indices(idx, units);
         self.stats.hops += 1;
@@ -169,19 +209,20 @@ impl PerSwitch {
             self.stats.inflated += 1;
             self.records.push(InflatedRecord {
                 epoch,
-                flow: p.key,
+                flow: *key,
                 switch_id: hop.switch_id,
                 latency_ns: hop.latency_ns,
             });
         }
     }
 
-    /// Offers `p`'s key and path to the table when its flow estimate is above the threshold.
+    /// Offers a packet's flow `key` and path (`hops`) to the table when its flow estimate
+    /// is above the threshold.
     #[inline(always)]
-    fn offer(&mut self, p: &Packet, flow_estimate: u64) {
+    fn offer(&mut self, key: &FlowKey, hops: &[Hop], flow_estimate: u64) {
         if flow_estimate > self.config.table_threshold as u64 {
-            let path = || p.hops.iter().map(|h| h.switch_id).collect();
-            if let Offer::Inserted(_) = self.table.offer_with(&p.key, path) {
+            let path = || hops.iter().map(|h| h.switch_id).collect();
+            if let Offer::Inserted(_) = self.table.offer_with(key, path) {
                 self.stats.table_inserts += 1;
             }
         }

@@ -1,0 +1,236 @@
+//! The per-switch half on a thread of its own, fed batch by batch.
+//!
+//! Why: in `sketch run` the half costs more than the flow sketches together (every packet
+//! carries several hops, each a latency-tower insertion and a detector check), yet it only
+//! needs each packet's key, hops and flow estimate, never the flow sketches themselves. On
+//! its own thread it overlaps with the flow sketches and the parser instead of adding to
+//! them. The half sees the same packets in the same order as on the caller's thread, so its
+//! buckets, table and records are exactly [`PerSwitch::observe_batch`]'s.
+//!
+//! Batches cross in the flat [`HopBatch`] form (keys, hop ends, hops: three vectors, not an
+//! allocation a packet) through a bounded channel, and the emptied ones come back for reuse,
+//! so memory stays [`DEPTH`] batches whatever the trace length.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use super::per_switch::{HopSource, PerSwitch};
+use crate::trace::Packet;
+use smartnic_contract::shim::Hop;
+use smartnic_contract::FlowKey;
+
+/// Batches in flight to the half's thread.
+pub const DEPTH: usize = 4;
+
+/// A batch of packets as the half reads them, with each packet's flow estimate.
+#[derive(Clone, Debug, Default)]
+pub struct HopBatch {
+    /// Packet `n`'s flow key.
+    pub keys: Vec<FlowKey>,
+    /// Packet `n`'s hops are `hops[ends[n - 1]..ends[n]]` (from 0 for the first).
+    ends: Vec<u32>,
+    hops: Vec<Hop>,
+    /// Packet `n`'s flow estimate right after its insertion into the flow tower.
+    pub estimates: Vec<u64>,
+}
+
+impl HopBatch {
+    /// Replaces the batch's packets with `packets`' keys and hops (estimates are left for
+    /// the caller to fill, one per packet).
+    pub fn fill(&mut self, packets: &[Packet]) {
+        self.keys.clear();
+        self.ends.clear();
+        self.hops.clear();
+        for p in packets {
+            self.keys.push(p.key);
+            self.hops.extend_from_slice(&p.hops);
+            self.ends.push(self.hops.len() as u32);
+        }
+    }
+
+    /// Does any packet of the batch carry a hop?
+    pub fn has_hops(&self) -> bool {
+        !self.hops.is_empty()
+    }
+}
+
+impl HopSource for HopBatch {
+    fn packets(&self) -> usize {
+        self.keys.len()
+    }
+    fn key(&self, n: usize) -> &FlowKey {
+        &self.keys[n]
+    }
+    fn hops(&self, n: usize) -> &[Hop] {
+        let start = n.checked_sub(1).map_or(0, |m| self.ends[m] as usize);
+        &self.hops[start..self.ends[n] as usize]
+    }
+}
+
+enum Job {
+    /// Observe a batch in an epoch.
+    Batch(u32, HopBatch),
+    /// Send the half as it stands (every batch sent before observed), then start the
+    /// next epoch cleared, its records drained.
+    Take(SyncSender<PerSwitch>),
+}
+
+/// A [`PerSwitch`] running on its own thread.
+pub struct PerSwitchWorker {
+    jobs: Option<SyncSender<Job>>,
+    spare: Receiver<HopBatch>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl PerSwitchWorker {
+    /// Starts `half` on a new thread.
+    pub fn start(half: PerSwitch) -> Self {
+        let (jobs, inbox) = sync_channel(DEPTH);
+        let (give_back, spare) = sync_channel(DEPTH + 2);
+        let thread = std::thread::Builder::new()
+            .name("per-switch".into())
+            .spawn(move || serve(half, &inbox, &give_back))
+            .expect("spawning the per-switch thread");
+        PerSwitchWorker { jobs: Some(jobs), spare, thread: Some(thread) }
+    }
+
+    /// An emptied batch to fill (a returned one when there is one).
+    pub fn batch(&self) -> HopBatch {
+        self.spare.try_recv().unwrap_or_default()
+    }
+
+    /// Hands `batch` (its estimates filled) to the half, to observe in `epoch`.
+    pub fn send(&mut self, epoch: u32, batch: HopBatch) {
+        assert_eq!(batch.estimates.len(), batch.keys.len(), "one estimate per packet");
+        if self.sender().send(Job::Batch(epoch, batch)).is_err() {
+            self.died();
+        }
+    }
+
+    /// The half once every batch sent so far is observed; the thread goes on with the same
+    /// half cleared ([`PerSwitch::clear`]) and its records drained, as an epoch's end does.
+    pub fn take(&mut self) -> PerSwitch {
+        let (reply, answer) = sync_channel(1);
+        if self.sender().send(Job::Take(reply)).is_err() {
+            self.died();
+        }
+        answer.recv().unwrap_or_else(|_| self.died())
+    }
+
+    fn sender(&self) -> &SyncSender<Job> {
+        self.jobs.as_ref().expect("the job channel lives until drop")
+    }
+
+    /// The thread has gone: only a panic ends it early, so pass that panic on.
+    fn died(&mut self) -> ! {
+        self.jobs = None;
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            _ => panic!("the per-switch thread ended without a panic"),
+        }
+    }
+}
+
+impl Drop for PerSwitchWorker {
+    /// Closes the job channel and waits for the thread (its panic, if any, was already
+    /// passed on by the call that met it, or is dropped here while unwinding).
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The thread: observes each batch and returns it emptied, hands out the half on request.
+fn serve(mut half: PerSwitch, inbox: &Receiver<Job>, give_back: &SyncSender<HopBatch>) {
+    for job in inbox {
+        match job {
+            Job::Batch(epoch, batch) => {
+                half.observe_batch(epoch, &batch, &batch.estimates);
+                // A full return channel only means the sender has batches enough.
+                let _ = give_back.try_send(batch);
+            }
+            Job::Take(reply) => {
+                let _ = reply.send(half.clone());
+                half.clear();
+                half.drain_records();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sketch::per_switch::PerSwitchConfig;
+    use smartnic_contract::geometry::InsertMode;
+    use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry};
+
+    /// Packets with 0 to 6 hops over 41 flows.
+    fn packets(n: u32) -> Vec<Packet> {
+        (0..n)
+            .map(|i| {
+                let key = FlowKey::from_v4([10, 0, 0, (i % 41) as u8], [10, 0, 1, 1], 1000, 80, 6);
+                let hops = (0..i % 7)
+                    .map(|h| Hop { switch_id: (h * 3 + i % 5) as u16, latency_ns: i * 37 % 9000 })
+                    .collect();
+                Packet { ts_ns: u64::from(i), wire_len: 64, key, hops }
+            })
+            .collect()
+    }
+
+    /// Fed through the thread in batches, epoch after epoch, the half is the one fed on the
+    /// caller's thread: the same buckets, table, records and counts at every epoch end.
+    #[test]
+    fn the_thread_observes_what_the_caller_would() {
+        let config = PerSwitchConfig {
+            latency: LatencyTowerGeometry::from_cells(&[(4, 10, 61), (6, 14, 31), (8, 16, 13)], 4),
+            mode: InsertMode::Acu,
+            table: KeyTableGeometry::with_capacity(8),
+            table_threshold: 3,
+            inflate_ratio_x256: 2 * 256,
+        };
+        let packets = packets(5000);
+        let estimates: Vec<u64> = (0..packets.len() as u64).map(|n| n * 5 % 11).collect();
+        let mut here = PerSwitch::new(config.clone()).unwrap();
+        let mut worker = PerSwitchWorker::start(here.clone());
+        let mut inflated = 0;
+        for (epoch, (ps, es)) in packets.chunks(1700).zip(estimates.chunks(1700)).enumerate() {
+            for (p, e) in ps.chunks(300).zip(es.chunks(300)) {
+                here.observe_batch(epoch as u32, p, e);
+                let mut b = worker.batch();
+                b.fill(p);
+                b.estimates.clear();
+                b.estimates.extend_from_slice(e);
+                worker.send(epoch as u32, b);
+            }
+            let mut there = worker.take();
+            for a in 0..3 {
+                assert_eq!(there.latency.array_bytes(a), here.latency.array_bytes(a), "epoch {epoch}");
+            }
+            for w in 0..2 {
+                assert_eq!(there.table.way_bytes(w), here.table.way_bytes(w), "epoch {epoch}");
+            }
+            assert_eq!(there.stats(), here.stats(), "epoch {epoch}");
+            inflated += here.stats().inflated;
+            assert_eq!(there.drain_records(), here.drain_records(), "epoch {epoch}");
+            here.clear();
+        }
+        assert!(inflated > 0, "the detector never fired: the test proves too little");
+    }
+
+    #[test]
+    fn a_batch_reads_back_each_packet_s_key_and_hops() {
+        let ps = packets(30);
+        let mut b = HopBatch::default();
+        b.fill(&ps);
+        assert_eq!(b.packets(), 30);
+        for (n, p) in ps.iter().enumerate() {
+            assert_eq!((b.key(n), b.hops(n)), (&p.key, &p.hops[..]));
+        }
+        assert!(b.has_hops());
+        b.fill(&ps[..1]);
+        assert!(!b.has_hops(), "packet 0 has no hops");
+    }
+}
