@@ -175,20 +175,31 @@ impl PerSwitch {
 
     #[inline(always)]
     fn observe_batch_any<S: HopSource + ?Sized>(&mut self, epoch: u32, src: &S, estimates: &[u64]) {
-        let all = 0..src.packets();
-        let mut ahead =
-            all.clone().flat_map(|n| src.hops(n).iter().map(move |h| switch_key(h.switch_id, src.key(n))));
+        // The hop LOOKAHEAD places ahead of the one inserted: packet `an`'s hop `ah`. A
+        // hand-kept cursor, as a flat_map over the packets did not inline.
+        let (mut an, mut ah) = (0, 0);
+        let mut ahead = || loop {
+            let hops = (an < src.packets()).then(|| src.hops(an))?;
+            if let Some(h) = hops.get(ah) {
+                ah += 1;
+                return Some(switch_key(h.switch_id, src.key(an)));
+            }
+            (an, ah) = (an + 1, 0);
+        };
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
-        for (slot, key) in ring.iter_mut().zip(ahead.by_ref()) {
-            *slot = self.latency.prefetch(&key);
+        for slot in ring.iter_mut() {
+            match ahead() {
+                Some(key) => *slot = self.latency.prefetch(&key),
+                None => break,
+            }
         }
         let mut i = 0;
-        for (n, &estimate) in all.zip(estimates) {
+        for (n, &estimate) in estimates.iter().enumerate().take(src.packets()) {
             src.prefetch_hops(n + HOPS_AHEAD);
             let key = src.key(n);
             for hop in src.hops(n) {
                 let idx = ring[i % LOOKAHEAD];
-                if let Some(next) = ahead.next() {
+                if let Some(next) = ahead() {
                     ring[i % LOOKAHEAD] = self.latency.prefetch(&next);
                 }
                 i += 1;
