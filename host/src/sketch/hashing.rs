@@ -90,6 +90,36 @@ impl<const L: usize> HashBank<L> {
         &self.params
     }
 
+    /// What the bytes `part`, at byte `at` of a key, add to its CRCs. By the affinity
+    /// above, a key's CRCs are [`HashBank::hash_parts`] of the contributions of parts that
+    /// cover it once each; a part shared by many keys (the flow in every hop key of a
+    /// packet) is then evaluated once. Panics when the part does not fit the key.
+    #[inline(always)]
+    pub fn part(&self, at: usize, part: &[u8]) -> [u32; MAX_MEMBERS] {
+        let mut acc = [0u32; MAX_MEMBERS];
+        for (rows, &b) in self.table[at..at + part.len()].iter().zip(part) {
+            let hi = &rows[(b >> 4) as usize].0;
+            let lo = &rows[16 + (b & 15) as usize].0;
+            for ((o, h), l) in acc.iter_mut().zip(hi).zip(lo) {
+                *o ^= h ^ l;
+            }
+        }
+        acc
+    }
+
+    /// The CRCs of a key from the contributions ([`HashBank::part`]) of parts covering each
+    /// of its bytes exactly once.
+    #[inline(always)]
+    pub fn hash_parts(&self, parts: &[[u32; MAX_MEMBERS]]) -> [u32; MAX_MEMBERS] {
+        let mut acc = self.zero.0;
+        for p in parts {
+            for (o, x) in acc.iter_mut().zip(p) {
+                *o ^= x;
+            }
+        }
+        acc
+    }
+
     /// The CRCs of the `L` bytes `key`: entry `m` for member `m` (entries `d..` are zero).
     #[inline(always)]
     pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
@@ -143,6 +173,27 @@ mod tests {
             let got = bank.hash_bytes(&k);
             for (m, p) in FAMILY.iter().enumerate() {
                 assert_eq!(got[m], p.checksum(&k), "member {m}");
+            }
+        }
+    }
+
+    /// A hop key hashed from its two parts (switch ID, flow), each evaluated apart, is the
+    /// reference CRC of the whole key, for every member.
+    #[test]
+    fn parts_of_a_hop_key_hash_like_the_key() {
+        use smartnic_contract::per_switch::{field, switch_key, SWITCH_KEY_LEN};
+        let bank = HashBank::<SWITCH_KEY_LEN>::new(&FAMILY);
+        let mut stream = smartnic_contract::vectors::KeyStream::new(11);
+        for s in 0..500u16 {
+            let (id, flow) = (s.wrapping_mul(40_503), stream.next_key());
+            let k = switch_key(id, &flow);
+            let parts = [
+                bank.part(field::FLOW.start, flow.as_bytes()),
+                bank.part(field::SWITCH_ID.start, &id.to_be_bytes()),
+            ];
+            let got = bank.hash_parts(&parts);
+            for (m, p) in FAMILY.iter().enumerate() {
+                assert_eq!(got[m], p.checksum(&k), "member {m}, switch {id}");
             }
         }
     }

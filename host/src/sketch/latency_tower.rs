@@ -8,12 +8,12 @@
 //! detector compares against (the pair's state *before* the hop).
 
 use super::cell::{cm_step, omega_step, store, value, INF};
-use super::hashing::HashBank;
+use super::hashing::{HashBank, MAX_MEMBERS};
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{GeometryError, InsertMode};
 use smartnic_contract::hash::index;
 use smartnic_contract::packing::PackedBits;
-use smartnic_contract::per_switch::{switch_key, LatencyTowerGeometry, SWITCH_KEY_LEN};
+use smartnic_contract::per_switch::{field, switch_key, LatencyTowerGeometry, SWITCH_KEY_LEN};
 use smartnic_contract::FlowKey;
 
 /// A hop key: switch ID ++ flow key.
@@ -85,6 +85,10 @@ impl PairEstimate {
     }
 }
 
+/// A flow's share of its hop keys' hashes ([`LatencyTower::flow_part`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowPart([u32; MAX_MEMBERS]);
+
 /// The latency tower with its insertion mode.
 #[derive(Clone, Debug)]
 pub struct LatencyTower {
@@ -135,6 +139,26 @@ impl LatencyTower {
         h
     }
 
+    /// What `flow` adds to the hashes of each of its hop keys ([`HashBank::part`]): one
+    /// evaluation per packet, shared by all its hops ([`LatencyTower::prefetch_hop`]).
+    #[inline(always)]
+    pub fn flow_part(&self, flow: &FlowKey) -> FlowPart {
+        FlowPart(self.hashes.part(field::FLOW.start, flow.as_bytes()))
+    }
+
+    /// [`LatencyTower::prefetch`] of the hop key of the flow of `flow` at `switch_id`: the
+    /// same indices, with only the switch ID's two bytes hashed here.
+    #[inline(always)]
+    pub fn prefetch_hop(&self, flow: &FlowPart, switch_id: u16) -> [u32; MAX_ARRAYS] {
+        let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
+        let mut h = self.hashes.hash_parts(&[flow.0, switch]);
+        for (x, a) in h.iter_mut().zip(&self.arrays) {
+            *x = index(*x, a.depth);
+        }
+        self.request(&h);
+        h
+    }
+
     /// Records one hop of `flow` at `switch_id` with `latency_ns`; returns the pair's
     /// estimates before the hop.
     pub fn insert_hop(&mut self, switch_id: u16, flow: &FlowKey, latency_ns: u32) -> PairEstimate {
@@ -154,10 +178,16 @@ impl LatencyTower {
     #[inline(always)]
     pub fn prefetch(&self, key: &HopKey) -> [u32; MAX_ARRAYS] {
         let idx = self.indices(key);
-        for (a, &i) in self.arrays.iter().zip(&idx) {
+        self.request(&idx);
+        idx
+    }
+
+    /// Requests the cache lines of the buckets at `idx`.
+    #[inline(always)]
+    fn request(&self, idx: &[u32; MAX_ARRAYS]) {
+        for (a, &i) in self.arrays.iter().zip(idx) {
             a.bits.prefetch(i as u64 * a.bucket_bits);
         }
-        idx
     }
 
     /// [`LatencyTower::insert`] at precomputed indices. Each bucket is read once: both

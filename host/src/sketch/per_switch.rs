@@ -8,7 +8,7 @@
 //! arrival order, as the NIC's hop serializer feeds them.
 
 use super::key_table::{KeyTable, Offer};
-use super::latency_tower::LatencyTower;
+use super::latency_tower::{FlowPart, LatencyTower};
 use super::tower::MAX_ARRAYS;
 use crate::trace::Packet;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
@@ -175,21 +175,25 @@ impl PerSwitch {
 
     #[inline(always)]
     fn observe_batch_any<S: HopSource + ?Sized>(&mut self, epoch: u32, src: &S, estimates: &[u64]) {
-        // The hop LOOKAHEAD places ahead of the one inserted: packet `an`'s hop `ah`. A
-        // hand-kept cursor, as a flat_map over the packets did not inline.
-        let (mut an, mut ah) = (0, 0);
-        let mut ahead = || loop {
+        // The hop LOOKAHEAD places ahead of the one inserted: packet `an`'s hop `ah`, its
+        // flow's share of the hash computed once for all its hops. A hand-kept cursor, as a
+        // flat_map over the packets did not inline.
+        let (mut an, mut ah, mut flow) = (0, 0, FlowPart::default());
+        let mut ahead = |tower: &LatencyTower| loop {
             let hops = (an < src.packets()).then(|| src.hops(an))?;
             if let Some(h) = hops.get(ah) {
+                if ah == 0 {
+                    flow = tower.flow_part(src.key(an));
+                }
                 ah += 1;
-                return Some(switch_key(h.switch_id, src.key(an)));
+                return Some(tower.prefetch_hop(&flow, h.switch_id));
             }
             (an, ah) = (an + 1, 0);
         };
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
         for slot in ring.iter_mut() {
-            match ahead() {
-                Some(key) => *slot = self.latency.prefetch(&key),
+            match ahead(&self.latency) {
+                Some(idx) => *slot = idx,
                 None => break,
             }
         }
@@ -199,8 +203,8 @@ impl PerSwitch {
             let key = src.key(n);
             for hop in src.hops(n) {
                 let idx = ring[i % LOOKAHEAD];
-                if let Some(next) = ahead() {
-                    ring[i % LOOKAHEAD] = self.latency.prefetch(&next);
+                if let Some(next) = ahead(&self.latency) {
+                    ring[i % LOOKAHEAD] = next;
                 }
                 i += 1;
                 self.observe_hop(epoch, key, hop, &idx);
