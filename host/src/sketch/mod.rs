@@ -10,6 +10,7 @@
 //! | [`latency_tower`] | the per-switch latency tower: count and latency-sum cells per (flow, switch) |
 //! | [`key_table`] | the flow-key table of heavy flows and their paths |
 //! | [`per_switch`] | the NIC's per-switch half: hops into the latency tower, inflated-latency records, the key table |
+//! | [`per_switch_worker`] | the per-switch half on a thread of its own, fed flat batches |
 //! | [`elastic`] | ElasticSketch baseline |
 //! | [`kind`] | the named sketch configurations the CLI and the accuracy lab build |
 //! | [`snapshot`] | sketches to snapshot sections and back |
