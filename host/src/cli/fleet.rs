@@ -46,31 +46,13 @@ pub struct QueryArgs {
     /// Print the rows as CSV (with a header line) instead of a table.
     #[arg(long, conflicts_with = "list")]
     pub csv: bool,
-    /// The most memory the engine may hold for the query's operators (bytes, or with a K,
-    /// M, G or T suffix, powers of 1024). Sorts and aggregations spill to the temporary
-    /// directory beyond it; a query that still needs more fails saying so, instead of the
-    /// machine killing the engine. Default: half of this machine's memory.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// The most memory the engine may hold for the query's operators (e.g. 8GB, 16GiB:
+    /// KB, MB, GB, TB count in 10^3, KiB, MiB, GiB, TiB in 2^10, as for sketch memories).
+    /// Sorts and aggregations spill to the temporary directory beyond it; a query that still
+    /// needs more fails saying so, instead of the machine killing the engine. Default: half
+    /// of this machine's memory.
+    #[arg(long, value_name = "SIZE", value_parser = super::size::parse_large_bytes)]
     pub memory_limit: Option<u64>,
-}
-
-/// A size in bytes: digits, optionally followed by K, M, G or T (powers of 1024; a
-/// trailing `B` or `iB` is allowed, any case).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let upper = t.to_ascii_uppercase();
-    let body = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
-    let (digits, shift) = match body.chars().last() {
-        Some('K') => (&body[..body.len() - 1], 10),
-        Some('M') => (&body[..body.len() - 1], 20),
-        Some('G') => (&body[..body.len() - 1], 30),
-        Some('T') => (&body[..body.len() - 1], 40),
-        _ => (body, 0),
-    };
-    let n: u64 = digits.trim().parse().map_err(|_| format!("{s:?} is not a size (e.g. 512M, 8G)"))?;
-    n.checked_mul(1 << shift)
-        .filter(|&b| b > 0)
-        .ok_or_else(|| format!("{s:?}: the size must be above 0 and below 16 EiB"))
 }
 
 #[derive(Debug, Args)]
@@ -235,7 +217,7 @@ mod tests {
         for line in [
             vec!["q", "--dir", "d", "SELECT 1"],
             vec!["q", "--dir", "d", "--named", "flow_sizes", "--csv"],
-            vec!["q", "--dir", "d", "--memory-limit", "3G", "SELECT 1"],
+            vec!["q", "--dir", "d", "--memory-limit", "3GiB", "SELECT 1"],
             vec!["q", "--dir", "d", "--", "-- a comment first\nSELECT 1"],
             vec!["q", "--list"],
         ] {
@@ -247,19 +229,6 @@ mod tests {
                 assert_eq!(format!("{:?}", b.query), format!("{a:?}"), "{line:?}");
                 assert_eq!(b.json, json);
             }
-        }
-    }
-
-    #[test]
-    fn sizes_parse_with_binary_suffixes_and_bad_ones_say_why() {
-        for (text, bytes) in
-            [("4096", 4096), ("512M", 512 << 20), ("8g", 8 << 30), ("2GiB", 2 << 30), ("1kb", 1024)]
-        {
-            assert_eq!(parse_size(text), Ok(bytes), "{text}");
-        }
-        for bad in ["", "G", "0", "1.5G", "-1M", "8Q", "99999999999T"] {
-            let e = parse_size(bad).unwrap_err();
-            assert!(e.contains(&format!("{bad:?}")), "{bad}: {e}");
         }
     }
 }
