@@ -185,8 +185,7 @@ impl PerSwitchRun {
     /// The epoch's per-switch sections (none when it held no INT hop) and what they hold;
     /// the half goes on with the next epoch cleared.
     fn take_epoch(&mut self) -> (Vec<smartnic_driver::snapshot::PerSwitchSection>, Option<PerSwitchInfo>) {
-        let mut half = self.half.take();
-        let records = half.drain_records();
+        let (half, records) = self.half.take();
         let out = if self.saw_int {
             let info = PerSwitchInfo {
                 hops: half.stats().hops,

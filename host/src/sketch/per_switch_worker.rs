@@ -17,6 +17,7 @@ use std::thread::JoinHandle;
 use super::per_switch::{HopSource, PerSwitch};
 use crate::trace::Packet;
 use smartnic_contract::shim::Hop;
+use smartnic_contract::wire::record::InflatedRecord;
 use smartnic_contract::FlowKey;
 
 /// Batches in flight to the half's thread.
@@ -70,9 +71,9 @@ impl HopSource for HopBatch {
 enum Job {
     /// Observe a batch in an epoch.
     Batch(u32, HopBatch),
-    /// Send the half as it stands (every batch sent before observed), then start the
-    /// next epoch cleared, its records drained.
-    Take(SyncSender<PerSwitch>),
+    /// Send the half as it stands (every batch sent before observed) and its records, then
+    /// start the next epoch cleared.
+    Take(SyncSender<(PerSwitch, Vec<InflatedRecord>)>),
 }
 
 /// A [`PerSwitch`] running on its own thread.
@@ -107,9 +108,10 @@ impl PerSwitchWorker {
         }
     }
 
-    /// The half once every batch sent so far is observed; the thread goes on with the same
-    /// half cleared ([`PerSwitch::clear`]) and its records drained, as an epoch's end does.
-    pub fn take(&mut self) -> PerSwitch {
+    /// The half once every batch sent so far is observed, and its records (drained: the
+    /// half comes without them); the thread goes on with the same half cleared
+    /// ([`PerSwitch::clear`]), as an epoch's end does.
+    pub fn take(&mut self) -> (PerSwitch, Vec<InflatedRecord>) {
         let (reply, answer) = sync_channel(1);
         if self.sender().send(Job::Take(reply)).is_err() {
             self.died();
@@ -152,9 +154,10 @@ fn serve(mut half: PerSwitch, inbox: &Receiver<Job>, give_back: &SyncSender<HopB
                 let _ = give_back.try_send(batch);
             }
             Job::Take(reply) => {
-                let _ = reply.send(half.clone());
+                // Drained first, so the records move instead of being copied with the half.
+                let records = half.drain_records();
+                let _ = reply.send((half.clone(), records));
                 half.clear();
-                half.drain_records();
             }
         }
     }
@@ -205,7 +208,7 @@ mod tests {
                 b.estimates.extend_from_slice(e);
                 worker.send(epoch as u32, b);
             }
-            let mut there = worker.take();
+            let (there, records) = worker.take();
             for a in 0..3 {
                 assert_eq!(there.latency.array_bytes(a), here.latency.array_bytes(a), "epoch {epoch}");
             }
@@ -214,7 +217,8 @@ mod tests {
             }
             assert_eq!(there.stats(), here.stats(), "epoch {epoch}");
             inflated += here.stats().inflated;
-            assert_eq!(there.drain_records(), here.drain_records(), "epoch {epoch}");
+            assert_eq!(records, here.drain_records(), "epoch {epoch}");
+            assert!(there.records().is_empty(), "the records come apart from the half");
             here.clear();
         }
         assert!(inflated > 0, "the detector never fired: the test proves too little");
