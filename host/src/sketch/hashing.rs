@@ -123,15 +123,7 @@ impl<const L: usize> HashBank<L> {
     /// The CRCs of the `L` bytes `key`: entry `m` for member `m` (entries `d..` are zero).
     #[inline(always)]
     pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
-        let mut acc = self.zero.0;
-        for (rows, &b) in self.table.iter().zip(key) {
-            let hi = &rows[(b >> 4) as usize].0;
-            let lo = &rows[16 + (b & 15) as usize].0;
-            for ((o, h), l) in acc.iter_mut().zip(hi).zip(lo) {
-                *o ^= h ^ l;
-            }
-        }
-        acc
+        self.hash_parts(&[self.part(0, key)])
     }
 }
 

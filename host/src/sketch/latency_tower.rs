@@ -132,7 +132,12 @@ impl LatencyTower {
     /// Bucket indices of `key`, one per array.
     #[inline]
     pub fn indices(&self, key: &HopKey) -> [u32; MAX_ARRAYS] {
-        let mut h = self.hashes.hash_bytes(key);
+        self.buckets(self.hashes.hash_bytes(key))
+    }
+
+    /// Each array's bucket of a key whose hashes are `h`.
+    #[inline(always)]
+    fn buckets(&self, mut h: [u32; MAX_MEMBERS]) -> [u32; MAX_ARRAYS] {
         for (x, a) in h.iter_mut().zip(&self.arrays) {
             *x = index(*x, a.depth);
         }
@@ -146,17 +151,18 @@ impl LatencyTower {
         FlowPart(self.hashes.part(field::FLOW.start, flow.as_bytes()))
     }
 
-    /// [`LatencyTower::prefetch`] of the hop key of the flow of `flow` at `switch_id`: the
-    /// same indices, with only the switch ID's two bytes hashed here.
+    /// [`LatencyTower::indices`] of the hop key of the flow of `flow` at `switch_id`, with
+    /// only the switch ID's two bytes hashed here, and the buckets' cache lines requested:
+    /// the per-switch half hashes a few hops ahead of the one it inserts, so the misses of
+    /// several hops overlap.
     #[inline(always)]
     pub fn prefetch_hop(&self, flow: &FlowPart, switch_id: u16) -> [u32; MAX_ARRAYS] {
         let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
-        let mut h = self.hashes.hash_parts(&[flow.0, switch]);
-        for (x, a) in h.iter_mut().zip(&self.arrays) {
-            *x = index(*x, a.depth);
+        let idx = self.buckets(self.hashes.hash_parts(&[flow.0, switch]));
+        for (a, &i) in self.arrays.iter().zip(&idx) {
+            a.bits.prefetch(i as u64 * a.bucket_bits);
         }
-        self.request(&h);
-        h
+        idx
     }
 
     /// Records one hop of `flow` at `switch_id` with `latency_ns`; returns the pair's
@@ -171,23 +177,6 @@ impl LatencyTower {
     pub fn insert(&mut self, key: &HopKey, units: u64) -> PairEstimate {
         let idx = self.indices(key);
         self.insert_indices(&idx, units)
-    }
-
-    /// Bucket indices of `key` with their cache lines requested: the per-switch half hashes
-    /// a few hops ahead of the one it inserts, so the misses of several hops overlap.
-    #[inline(always)]
-    pub fn prefetch(&self, key: &HopKey) -> [u32; MAX_ARRAYS] {
-        let idx = self.indices(key);
-        self.request(&idx);
-        idx
-    }
-
-    /// Requests the cache lines of the buckets at `idx`.
-    #[inline(always)]
-    fn request(&self, idx: &[u32; MAX_ARRAYS]) {
-        for (a, &i) in self.arrays.iter().zip(idx) {
-            a.bits.prefetch(i as u64 * a.bucket_bits);
-        }
     }
 
     /// [`LatencyTower::insert`] at precomputed indices. Each bucket is read once: both
