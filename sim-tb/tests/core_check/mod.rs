@@ -167,9 +167,10 @@ pub fn lab_frames(packets: u64) -> Vec<SimFrame> {
 
 /// The network lab's traffic ([`lab_frames`]) through the core (5-hop inter-pod paths,
 /// queues building at the congested uplink), back to back, `sent` packets sent and a
-/// snapshot about every `every` frames, two epochs in CM then ACU: every epoch's flow sketches and per-switch half equal
-/// the models, and the record stream carries the inflated-latency events (less the counted
-/// drops). Returns the packets delivered and the inflated hops recorded.
+/// snapshot about every `every` frames, two epochs in CM then ACU: every epoch's flow
+/// sketches and per-switch half equal the models, and the record stream carries the
+/// inflated-latency events (less the counted drops). Returns the packets delivered and the
+/// inflated hops recorded.
 pub fn lab_capture(sent: u64, every: u64) -> (u64, usize) {
     let frames = lab_frames(sent);
     let five = frames.iter().filter(|f| packet_of(f).is_ok_and(|p| p.hops.len() == 5)).count();
