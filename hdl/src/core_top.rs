@@ -1,72 +1,30 @@
-//! `core`: the NIC core top, one Verilog module: the 10G MAC's AXI-Stream in, the packet
-//! parser, the two-bank TowerSketch, the two-bank SuMax and the per-switch half (latency
-//! tower, inflated-latency records, flow-key table) under one epoch engine, the statistics
-//! counters and the AXI4-Lite register file whose readout windows are answered by the idle
-//! banks.
+//! `core`: the NIC core top, one Verilog module for one 10G port: the MAC's AXI-Stream in,
+//! the packet parser and the hop capture in front, and behind them the sketch half
+//! ([`SketchCore`]: the two-bank TowerSketch, the two-bank SuMax and the per-switch half
+//! under one epoch engine, the register file and the card-to-host engines). The board's
+//! four ports put their own fronts before the same [`SketchCore`] (`board::nic`).
 //!
 //! # Datapath
 //!
 //! ```text
-//! AXI-Stream -> Parser -> descriptor --(IP only)--> ingress flop --> EpochEngine --> active_bank, clr_*
-//!   now ----/      |                      |                    |--> TowerPipeline (2 banks) <-> TowerWindow
-//!                  |                      |  t = ts >> shift   |
-//!                  |                      |  delay -> DelayBin (7) --> 7-deep key/t/bank line --> SuMax (2 banks)
-//!                  +-> frames / ip_packets / non_ip / malformed, bytes       ^ swap/clear/acu, ro_* = window port
-//!                                 `-------------> RegisterFile <-------------'
-//!   beats, descriptor --(+1 flop)--> PerSwitchHalf (serializer -> latency tower -> check -> records)
-//!                                        | path, key, bank (7-deep line)
-//!                                        `-> KeyTable <- the flow tower's estimate at `done`
+//! AXI-Stream -> Parser -> descriptor --> Ingress (IP only, one flop) --> SketchCore
+//!   now ----/      |                                                      ^ i_rec
+//!   beats ---(+1 flop)--> HopCapture <-(+1 flop)- descriptor, shim code --'
+//!                  `-> frames / ip_packets / non_ip / malformed, bytes --> SketchCore's statistics
 //! ```
 //!
 //! - **Parser** ([`crate::parser::Parser`]): one descriptor per frame, `tready` constant 1
 //!   (the core never back-pressures the MAC). `now` is sampled at each frame's first beat.
-//! - **Sketch ingress**: a descriptor of class IP (1) is registered once (key, `t` =
-//!   `d_ts >> time_shift` truncated to `TW` bits = `SuMax::time_of`, the INT delay saturated
-//!   to 32 bits) and enters the two-bank [`TowerPipeline`] the next clock; the core's one
-//!   [`EpochEngine`] tags it with the active bank in that clock. The delay goes through
-//!   [`DelayBin`] ([`SM_DELAY`] = 7 clocks); key, `t` and that bank wait in a delay line and
-//!   enter the two-bank [`SuMaxPipeline`] with the bin. The engine's drain is
-//!   [`CORE_DRAIN`] = 15 (SuMax's last write), its clear sweep (2^AM clocks) drives both
-//!   sketches' clear ports, and the idle bank (`!active_bank`) is both sketches' read bank.
-//!   Non-IP and malformed frames are only counted.
-//! - **Per-switch half** ([`PerSwitchHalf`]): the beats and every descriptor reach it one
-//!   clock late (the `bt_*`/`ing_*` flops), so it sees the parser's timing shifted by the
-//!   ingress flop and takes, for each packet, the bank and EPOCH the flow sketches take in
-//!   the same clock: a swap never splits a packet's hops from its flow counters. Its hops
-//!   land at most [`HALF_DRAIN`] = 25 clocks after ingress (the serializer's 17-clock bound
-//!   plus the latency tower's 8), which is now the engine's drain ([`CORE_DRAIN`]).
-//! - **Flow-key table** ([`KeyTable`]): each IP packet at the flow tower's `done`, with the
-//!   tower's estimate after its insertion and its key, bank, hop count and path (the
-//!   serializer's `x_path` in the ingress clock) from a 7-deep line beside the tower; last
-//!   write [`TABLE_DRAIN`] = 13 clocks after ingress. Both banks cleared by the engine's
-//!   sweep; TABLE_MISSES reads the idle bank's misses.
+//! - **Ingress** ([`Ingress`]): an IP descriptor registered once; the sketches take it the
+//!   next clock.
+//! - **Hop capture** ([`HopCapture`]): the beats and every descriptor one clock late (the
+//!   `bt_*`/`ing_*` flops), so the frame's hop records come out in the ingress clock,
+//!   beside the packet they belong to.
 //! - **Statistics** (contract `regs::stats`): `frames`, `sketched` (= the parser's IP
 //!   count: exactly the packets that enter the sketch), `non_ip`, `malformed` from the
 //!   parser, so `sketched + non_ip + malformed = frames` on every clock; `bytes` = the sum of
 //!   every frame's wire length (`d_len`: the bytes the MAC delivered, all classes), updated
 //!   in the same clock as `frames`.
-//! - **Register file** ([`RegisterFile`], the contract `Layout` of the tower and SuMax
-//!   geometries): CONTROL SWAP/CLEAR pulses -> the epoch engine, MODE -> the tower's `acu`,
-//!   EPOCH/SEQUENCE/STATUS/IDLE_PACKETS/ACTIVE_PACKETS <- the engine. A read in window `s`
-//!   is `ro_req` of the tower's readout window ([`TowerWindow`]) with `ro_array = s` for the
-//!   tower arrays (`s < 3`, answer after [`tower_window::RO_LATENCY`] clocks); a SuMax window `s = 3 + i`
-//!   reads word `k = bucket * cells + cell` of array `i`'s idle bank: [`CellIndex`] (divide
-//!   by the constant `cells` = 11 by a reciprocal multiply, 3 clocks), the arrays' read port
-//!   (3), the window's array registered (1): answer after [`SW_LATENCY`] = 7 clocks. A
-//!   latency window `s = 6 + i` reads bucket `k >> 1` of array `i` (count for even `k`, sum
-//!   for odd) from the idle bank: answer after [`LW_LATENCY`] = 3. A table window
-//!   `s = 9 + w` reads word `k mod 12` of slot `k / 12` of way `w` ([`CellIndex`] by 12): answer
-//!   after [`TW_LATENCY`] = 6. Every window takes a request a clock (the select and word bits
-//!   a later stage needs travel beside the request). The per-switch block's MODE and
-//!   thresholds drive the half and the table; RECORD_POP pops the record buffer.
-//! - **Readout stream** ([`StreamEngine`]): a write of START to the stream block makes the
-//!   engine the window interface's master until its stream has left on `c2h_*`: every
-//!   window of the idle bank in `win_sel` order, one read a clock, packed, with the header,
-//!   SEQUENCE at both ends and a CRC (`contract::wire::readout`). A window read over the BAR
-//!   meanwhile answers 0 at once.
-//! - **Record ring** ([`RingWriter`]): with the stream block's RING_CONTROL ENABLE set, the
-//!   record buffer's pops go to the ring writer, which sends each record on `ring_*` as soon
-//!   as the buffer holds it; RECORD_POP then reads 0.
 //!
 //! # Ports
 //!
@@ -76,44 +34,23 @@
 //! | `tdata`, `tkeep`, `tlast`, `tuser`, `tvalid` | in | 64, 8, 1, 1, 1 | AXI-Stream from the MAC (`tdata[7:0]` first on the wire) |
 //! | `tready` | out | 1 | constant 1 |
 //! | `now` | in | 64 | free-running ns timestamp (sampled at a frame's first beat) |
-//! | `bus$awaddr` ... `bus$rready` | | | AXI4-Lite slave: `regs::RegsNic`'s [`AxiLiteSlave`] bundle, linked through (22-bit address; signals in [`crate::regs::axil`]) |
-//! | `mon_valid`, `mon_key`, `mon_epoch`, `mon_bank` | out | 1, 104, 32, 1 | monitor: a packet enters the sketch this clock, its key, the EPOCH and bank it is recorded in |
-//! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
-//! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet estimate at its last write (`done`): `Tower::query` after the insert, CM or ACU (the table's input) |
-//! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
-//! | `c2h_tdata`, `c2h_tvalid`, `c2h_tlast`, `c2h_tready` | out, out, out, in | 64, 1, 1, 1 | the readout stream ([`StreamEngine`]): one stream per START of the stream block, `c2h_tlast` on its trailer; the channel may hold `c2h_tready` low for any time |
-//! | `ring_tdata`, `ring_tvalid`, `ring_tready` | out, out, in | 64, 1, 1 | the record ring ([`RingWriter`]): while RING_CONTROL's ENABLE is set, every record as the buffer has it (`contract::wire::record_ring`); the channel may hold `ring_tready` low, then the buffer fills and counts what it drops |
-//! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never, by its bound; the tests assert it) |
+//! | the rest | | | [`SketchCore`]'s bus, monitors and card-to-host ports, linked through |
 //!
 //! Latency: last beat of a frame -> descriptor (parser) -> +1 ingress flop -> tower; both
 //! sketches' counters are final [`CORE_DRAIN`] clocks after the tower ingress.
-use crate::arith::delay_bin::{self, DelayBin};
 use crate::arith::Widen;
 use crate::nic::*;
 use crate::parser::Parser;
-use crate::per_switch::half::PerSwitchHalf;
-use crate::per_switch::hop_serializer::{self, PATH_BITS};
-use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
-use crate::per_switch::latency_tower;
-use crate::readout::ring::RingWriter;
-use crate::readout::stream::StreamEngine;
-use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
-use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
-use crate::sketch::epoch::EpochEngine;
-use crate::sketch::sumax::{self, SuMaxPipeline};
-use crate::sketch::tower::{self, TowerPipeline};
-use crate::sketch::tower_window::{self, TowerWindow};
-use crate::sketch::{BitSink, Sink, TWO_BANKS};
+use crate::per_switch::hop_capture::HopCapture;
+use crate::regs::{AxiLiteSlave, RegMap};
+pub use crate::sketch_core::{
+    Ingress, SketchCore, CORE_DRAIN, HALF_DRAIN, SM_DELAY, SW_LATENCY, TABLE_DRAIN, WINDOW_LATENCY,
+};
 use rust_hdl::prelude::*;
 use smartnic_contract::frame;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
-use smartnic_contract::per_switch::PerSwitchGeometry;
-use smartnic_contract::wire::readout::window_specs;
 
-/// The core (see the module docs): the board's configuration, every width and address
-/// size a named constant of [`crate::nic`] (`TOWER_*`, `SUMAX_*`, `REGS_*`) rather than a
-/// const generic, so a new sketch adds its constants there, not positional generics here.
-/// The sketches' own tests cover other geometries block by block.
+/// The core (see the module docs).
 #[derive(LogicBlock)]
 pub struct Core {
     pub clock: Signal<In, Clock>,
@@ -155,164 +92,31 @@ pub struct Core {
     pub ring_tvalid: Signal<Out, Bit>,
     pub ring_tready: Signal<In, Bit>,
     parser: Parser,
-    engine: EpochEngine<TOWER_AM>,
-    tower: TowerPipeline<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TWO_BANKS>,
-    window: TowerWindow<TOWER_W0, TOWER_A0, TOWER_W1, TOWER_A1, TOWER_W2, TOWER_A2, TOWER_AM>,
-    sumax: SuMaxPipeline<SUMAX_SW, SUMAX_DW, SUMAX_DC, SUMAX_TW, SUMAX_A, TWO_BANKS>,
-    dbin: DelayBin<32>,
-    cidx: CellIndex<REGS_IW, SUMAX_A>,
-    regs: RegisterFile<REGS_A, REGS_IW, REGS_NW>,
-    ing_valid: DFF<Bit>,
-    ing_key: DFF<Bits<104>>,
-    ing_t: DFF<Bits<SUMAX_TW>>,
-    ing_delay: DFF<Bits<32>>,
-    // SuMax ingress delay line (the delay bin's latency): tap j = ingress j + 1 clocks ago
-    sm_valid: [DFF<Bit>; SM_DELAY],
-    sm_key: [DFF<Bits<104>>; SM_DELAY],
-    sm_t: [DFF<Bits<SUMAX_TW>>; SM_DELAY],
-    sm_bank: [DFF<Bit>; SM_DELAY],
-    // SuMax window readout: request valid and window select, then the answer register
-    sw_v: [DFF<Bit>; SW_LATENCY],
-    sw_sel: [DFF<Bits<SEL_BITS>>; SW_LATENCY - 1],
-    sw_q: DFF<Bits<32>>,
-    tower_req: Signal<Local, Bit>,
-    sink_ts: Sink<64>,
-    sink_clr: Sink<TOWER_AM>,
-    // The sketches' packet counts: the engine counts packets per epoch instead.
-    sink_packets: Sink<32>,
-    sink_tower_packets: Sink<32>,
-    // The per-switch half and the flow-key table.
-    ps: PerSwitchHalf,
-    key_table: KeyTable<TABLE_A>,
-    // The beats and the descriptor one clock late, so the half sees the parser's timing
-    // shifted by the ingress flop and takes the bank and epoch the flow sketches take.
+    ingress: Ingress,
+    cap: HopCapture,
+    sketch: SketchCore,
+    // The beats and the descriptor one clock late, so the capture hands out each frame's
+    // hop records in its ingress clock.
     bt_data: DFF<Bits<64>>,
     bt_valid: DFF<Bit>,
     bt_last: DFF<Bit>,
     ing_desc: DFF<Bit>,
-    ing_hops: DFF<Bits<5>>,
     ing_sc: DFF<Bits<2>>,
-    // Beside the flow tower, for the table (tap j = ingress j + 1 clocks ago).
-    kt_key: [DFF<Bits<104>>; KT_WAIT],
-    kt_bank: [DFF<Bit>; KT_WAIT],
-    kt_hops: [DFF<Bits<HOPS_BITS>>; KT_WAIT],
-    kt_path: [DFF<Bits<PATH_BITS>>; KT_WAIT],
-    // Latency windows: request line, answer.
-    lw_v: [DFF<Bit>; LW_LATENCY],
-    lw_q: DFF<Bits<32>>,
-    w_c0: Widen<32, 8>,
-    w_s0: Widen<32, 24>,
-    w_c1: Widen<32, 16>,
-    // Table windows: word k -> (slot, word), the way's read, answer.
-    tidx: CellIndex<REGS_IW, TABLE_A>,
-    tw_v: [DFF<Bit>; TW_LATENCY],
-    tw_q: DFF<Bits<32>>,
-    // The table's per-packet outcome (its own tests check it; the core counts misses) and
-    // the word index's high bits (a slot has 12 words).
-    sink_outcome: [BitSink; 6],
-    sink_word_hi: Sink<4>,
-    sm_req: Signal<Local, Bit>,
-    lat_req: Signal<Local, Bit>,
-    tbl_req: Signal<Local, Bit>,
-    // The window interface's master: the register file, or the stream engine while it runs.
-    stream: StreamEngine<REGS_IW>,
-    ring: RingWriter,
-    w_req: Signal<Local, Bit>,
-    w_sel: Signal<Local, Bits<SEL_BITS>>,
-    w_index: Signal<Local, Bits<REGS_IW>>,
-    w_ack: Signal<Local, Bit>,
-    w_data: Signal<Local, Bits<32>>,
-    // Latency windows: the select and the count/sum bit of a request, to the answer's mux.
-    lw_sel: [DFF<Bits<SEL_BITS>>; 2],
-    lw_odd: [DFF<Bit>; 2],
-    // Table windows: the way of a request, to the table's read (beside the slot index).
-    tw_way: [DFF<Bit>; CELL_INDEX_LATENCY],
-    lat_sel: [Constant<Bits<SEL_BITS>>; 3],
-    tbl_sel: [Constant<Bits<SEL_BITS>>; 2],
-    sels_end: Constant<Bits<SEL_BITS>>,
     bytes: DFF<Bits<64>>,
     // rust-hdl workaround: `bit_cast` widening renders as `x & M'hff..` (a Verilator WIDTH
     // warning); `Widen` is a leaf whose Verilog is `{zeros, x}`.
     len64: Widen<64, { frame::LEN_BITS }>,
-    class_ip: Constant<Bits<2>>,
-    tower_sels: Constant<Bits<SEL_BITS>>,
-    sm_sel: [Constant<Bits<SEL_BITS>>; 3],
-    ro_none: Constant<Bits<2>>,
-    t_shift: Constant<Bits<6>>,
     zero64: Constant<Bits<64>>,
-    zero32: Constant<Bits<32>>,
-    ones32: Constant<Bits<32>>,
 }
-
-/// Clocks from a packet's tower ingress to its SuMax `key` (the delay-bin unit's latency).
-pub const SM_DELAY: usize = delay_bin::LATENCY;
-/// The engine's swap drain: the later of the tower's and SuMax's last writes.
-pub const CORE_DRAIN: usize =
-    max(max(SM_DELAY + sumax::LATENCY, tower::LATENCY), max(HALF_DRAIN, TABLE_DRAIN));
-
-const fn max(a: usize, b: usize) -> usize {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-// The literal taps of `update` (`#[hdl_gen]` reads indices from their text).
-const _: () = assert!(KT_WAIT == 7 && SW_LATENCY == 7 && LW_LATENCY == 3 && TW_LATENCY == 6);
-/// Clocks from a SuMax window request to its answer: (bucket, cell), the array read, the
-/// array select register.
-pub const SW_LATENCY: usize = CELL_INDEX_LATENCY + sumax::READ_LATENCY + 1;
-/// Clocks from a latency window request to its answer: the arrays' read, the answer register.
-pub const LW_LATENCY: usize = latency_tower::READ_LATENCY + 1;
-/// Clocks from a table window request to its answer: (slot, word), the way's read, the
-/// answer register.
-pub const TW_LATENCY: usize = CELL_INDEX_LATENCY + key_table::READ_LATENCY + 1;
-/// Clocks from a packet's ingress to the flow tower's `done`, where the table takes it.
-pub const KT_WAIT: usize = tower::LATENCY - 1;
-/// The per-switch half's last write after ingress, plus one: a hop leaves the serializer
-/// at most `MAX_WAIT` clocks after its descriptor, then the latency tower's latency.
-pub const HALF_DRAIN: usize = hop_serializer::MAX_WAIT + latency_tower::LATENCY;
-/// The table's last write after ingress, plus one: it takes the packet at the flow
-/// tower's `done`.
-pub const TABLE_DRAIN: usize = KT_WAIT + key_table::LATENCY;
 
 /// The board's core: SketchINT's FPGA tower (two banks), the NIC SuMax (two banks), the
 /// default register map (the name the simulator and tests use).
 pub type CoreNic = Core;
 
 impl Core {
-    /// The core for `tower` (checked against the generics by [`TowerPipeline::new`]) behind
-    /// register map `map` (checked by [`RegisterFile::new`]; its tower geometry must be
-    /// `tower`).
+    /// The core for `tower` and `sumax` behind register map `map` (checked by
+    /// [`SketchCore::new`]).
     pub fn new(tower: &TowerGeometry, sumax: &SuMaxGeometry, map: &RegMap) -> Result<Self, String> {
-        let t = TowerPipeline::new(tower)?;
-        let window = TowerWindow::new()?;
-        // Validates the geometry (the contract's rule that time cells fit the timestamp
-        // included) and checks `TW` is its time width.
-        let sm = SuMaxPipeline::new(sumax)?;
-        let cells = 3 + SUMAX_DC as u32;
-        if map.layout.sumax_windows.len() != sumax.hashes.len() {
-            return Err(format!(
-                "the map has {} SuMax windows, the SuMax {} arrays",
-                map.layout.sumax_windows.len(),
-                sumax.hashes.len()
-            ));
-        }
-        let regs = RegisterFile::new(map)?;
-        let ps_geometry = PerSwitchGeometry::nic_default();
-        if map.layout.per_switch.as_ref() != Some(&ps_geometry) {
-            return Err("the map's per-switch block is not the NIC's per-switch geometry".into());
-        }
-        let table = KeyTable::new(&ps_geometry.table)?;
-        let stream = StreamEngine::new(&window_specs(tower, sumax, Some(&ps_geometry)))?;
-        if map.layout.tower_windows.len() != tower.arrays.len() {
-            return Err(format!(
-                "the map has {} tower windows, the tower {} arrays",
-                map.layout.tower_windows.len(),
-                tower.arrays.len()
-            ));
-        }
         Ok(Core {
             clock: Default::default(),
             reset: Default::default(),
@@ -346,81 +150,17 @@ impl Core {
             ring_tvalid: Default::default(),
             ring_tready: Default::default(),
             parser: Parser::new(),
-            engine: EpochEngine::new(CORE_DRAIN),
-            tower: t,
-            window,
-            sumax: sm,
-            dbin: DelayBin::new(&sumax.delay_bins, sumax.delay_cells),
-            cidx: CellIndex::new(cells),
-            regs,
-            ing_valid: Default::default(),
-            ing_key: Default::default(),
-            ing_t: Default::default(),
-            ing_delay: Default::default(),
-            sm_valid: Default::default(),
-            sm_key: Default::default(),
-            sm_t: Default::default(),
-            sm_bank: Default::default(),
-            sw_v: Default::default(),
-            sw_sel: Default::default(),
-            sw_q: Default::default(),
-            tower_req: Default::default(),
-            sink_ts: Default::default(),
-            sink_clr: Default::default(),
-            sink_packets: Default::default(),
-            sink_tower_packets: Default::default(),
-            ps: PerSwitchHalf::new()?,
-            key_table: table,
+            ingress: Ingress::new(sumax),
+            cap: Default::default(),
+            sketch: SketchCore::new(tower, sumax, map, CORE_DRAIN)?,
             bt_data: Default::default(),
             bt_valid: Default::default(),
             bt_last: Default::default(),
             ing_desc: Default::default(),
-            ing_hops: Default::default(),
             ing_sc: Default::default(),
-            kt_key: Default::default(),
-            kt_bank: Default::default(),
-            kt_hops: Default::default(),
-            kt_path: std::array::from_fn(|_| Default::default()),
-            lw_v: Default::default(),
-            lw_q: Default::default(),
-            w_c0: Default::default(),
-            w_s0: Default::default(),
-            w_c1: Default::default(),
-            tidx: CellIndex::new(smartnic_contract::regs::per_switch::SLOT_WORDS),
-            tw_v: Default::default(),
-            tw_q: Default::default(),
-            sink_outcome: Default::default(),
-            sink_word_hi: Default::default(),
-            sm_req: Default::default(),
-            lat_req: Default::default(),
-            tbl_req: Default::default(),
-            stream,
-            ring: Default::default(),
-            w_req: Default::default(),
-            w_sel: Default::default(),
-            w_index: Default::default(),
-            w_ack: Default::default(),
-            w_data: Default::default(),
-            lw_sel: Default::default(),
-            lw_odd: Default::default(),
-            tw_way: Default::default(),
-            lat_sel: std::array::from_fn(|i| {
-                Constant::new(((TOWER_ARRAYS + SUMAX_ARRAYS + i) as u64).to_bits())
-            }),
-            tbl_sel: std::array::from_fn(|i| {
-                Constant::new(((TOWER_ARRAYS + SUMAX_ARRAYS + LAT_ARRAYS + i) as u64).to_bits())
-            }),
-            sels_end: Constant::new((REGS_NW as u64).to_bits()),
             bytes: Default::default(),
             len64: Default::default(),
-            class_ip: Constant::new(1u64.to_bits()),
-            tower_sels: Constant::new((tower.arrays.len() as u64).to_bits()),
-            sm_sel: std::array::from_fn(|i| Constant::new(((tower.arrays.len() + i) as u64).to_bits())),
-            ro_none: Constant::new(3u64.to_bits()),
-            t_shift: Constant::new((sumax.time_shift as u64).to_bits()),
             zero64: Constant::new(0u64.to_bits()),
-            zero32: Constant::new(0u64.to_bits()),
-            ones32: Constant::new(0xffff_ffffu64.to_bits()),
         })
     }
 }
@@ -455,16 +195,10 @@ pub fn nic_verilog() -> Result<String, String> {
     big_stack(|| crate::flow::to_verilog("core", &mut *CoreNic::nic_boxed()?))
 }
 
-/// Clocks from a window request to its answer (the tower's readout latency).
-pub const WINDOW_LATENCY: usize = tower_window::RO_LATENCY;
-
 impl Logic for Core {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, ing_valid, ing_key, ing_t, ing_delay, sw_q, bytes, bt_data, bt_valid, bt_last,
-            ing_desc, ing_hops, ing_sc, lw_q, tw_q
-        );
+        dff_setup!(self, clock, bytes, bt_data, bt_valid, bt_last, ing_desc, ing_sc);
         // Parser.
         self.parser.clock.next = self.clock.val();
         self.parser.reset.next = self.reset.val();
@@ -474,28 +208,29 @@ impl Logic for Core {
         self.parser.tuser.next = self.tuser.val();
         self.parser.tvalid.next = self.tvalid.val();
         self.parser.now.next = self.now.val();
-        self.tready.next = self.parser.tready.val() & self.tower.in_ready.val() & self.sumax.in_ready.val();
-        self.sink_ts.x.next = self.parser.d_ts.val();
-        // The half's inputs one clock late: beats, every descriptor, its hops and shim.
+        self.tready.next = self.parser.tready.val() & self.sketch.in_ready.val();
+        // Ingress: IP descriptors, registered once.
+        self.ingress.clock.next = self.clock.val();
+        self.ingress.reset.next = self.reset.val();
+        self.ingress.d_valid.next = self.parser.d_valid.val();
+        self.ingress.d_class.next = self.parser.d_class.val();
+        self.ingress.d_key.next = self.parser.d_key.val();
+        self.ingress.d_ts.next = self.parser.d_ts.val();
+        self.ingress.d_delay.next = self.parser.d_delay.val();
+        self.ingress.d_hops.next = self.parser.d_hops.val();
+        // The capture's inputs one clock late: beats, every descriptor and its shim.
         self.bt_data.d.next = self.tdata.val();
         self.bt_valid.d.next = self.tvalid.val() & !self.reset.val();
         self.bt_last.d.next = self.tlast.val();
         self.ing_desc.d.next = self.parser.d_valid.val() & !self.reset.val();
-        self.ing_hops.d.next = self.parser.d_hops.val();
         self.ing_sc.d.next = self.parser.d_sc.val();
-        // Sketch ingress: IP descriptors only.
-        self.ing_valid.d.next = self.parser.d_valid.val()
-            & (self.parser.d_class.val() == self.class_ip.val())
-            & !self.reset.val();
-        self.ing_key.d.next = self.parser.d_key.val();
-        // SuMax inputs: the time cell value and the INT delay (saturated to 32 bits: every
-        // delay >= 2^32 ns is in the last bin anyway).
-        self.ing_t.d.next = self.parser.d_ts.val().get_bits::<SUMAX_TW>(self.t_shift.val().index());
-        if self.parser.d_delay.val().get_bits::<32>(32) == self.zero32.val() {
-            self.ing_delay.d.next = self.parser.d_delay.val().get_bits::<32>(0);
-        } else {
-            self.ing_delay.d.next = self.ones32.val();
-        }
+        self.cap.clock.next = self.clock.val();
+        self.cap.reset.next = self.reset.val();
+        self.cap.tdata.next = self.bt_data.q.val();
+        self.cap.tvalid.next = self.bt_valid.q.val();
+        self.cap.tlast.next = self.bt_last.q.val();
+        self.cap.d_valid.next = self.ing_desc.q.val();
+        self.cap.d_sc.next = self.ing_sc.q.val();
         // Bytes of every frame, in the clock the parser's frame counters move.
         self.len64.x.next = self.parser.d_len.val();
         if self.reset.val() {
@@ -505,371 +240,43 @@ impl Logic for Core {
         } else {
             self.bytes.d.next = self.bytes.q.val();
         }
-        // Epoch engine: every sketch's bank and clear sweep; it sees each packet at ingress.
-        self.engine.clock.next = self.clock.val();
-        self.engine.reset.next = self.reset.val();
-        self.engine.valid.next = self.ing_valid.q.val();
-        self.engine.swap.next = self.regs.swap.val();
-        self.engine.clear.next = self.regs.clear.val();
-        // Tower: packets in the active bank; readout window and clear on the idle bank.
-        self.tower.clock.next = self.clock.val();
-        self.tower.reset.next = self.reset.val();
-        self.tower.key.next = self.ing_key.q.val();
-        self.tower.key_valid.next = self.ing_valid.q.val();
-        self.tower.acu.next = self.regs.acu.val();
-        self.tower.bank.next = self.engine.active_bank.val();
-        self.tower.rd_bank.next = !self.engine.active_bank.val();
-        self.tower.clr.next = self.engine.clr.val();
-        self.tower.clr_bank.next = self.engine.clr_bank.val();
-        self.tower.clr_addr0.next = self.engine.clr_addr.val().get_bits::<TOWER_A0>(0);
-        self.tower.clr_addr1.next = self.engine.clr_addr.val().get_bits::<TOWER_A1>(0);
-        self.tower.clr_addr2.next = self.engine.clr_addr.val().get_bits::<TOWER_A2>(0);
-        self.sink_tower_packets.x.next = self.tower.packets.val();
-        self.window.clock.next = self.clock.val();
-        self.window.reset.next = self.reset.val();
-        // The window interface: the stream engine owns it while it runs (a register read of a
-        // window then answers 0 at once); its START is a register write, which the register
-        // file only takes with no window read pending, so no answer crosses owners.
-        self.stream.clock.next = self.clock.val();
-        self.stream.reset.next = self.reset.val();
-        self.stream.start.next = self.regs.st_start.val();
-        self.stream.epoch.next = self.engine.epoch.val();
-        self.stream.seq_no.next = self.engine.sequence_no.val();
-        self.stream.idle_packets.next = self.engine.idle_packets.val();
-        self.stream.tready.next = self.c2h_tready.val();
-        self.c2h_tdata.next = self.stream.tdata.val();
-        self.c2h_tvalid.next = self.stream.tvalid.val();
-        self.c2h_tlast.next = self.stream.tlast.val();
-        if self.stream.busy.val() {
-            self.w_req.next = self.stream.req.val();
-            self.w_sel.next = self.stream.sel.val();
-            self.w_index.next = self.stream.index.val();
-        } else {
-            self.w_req.next = self.regs.win_req.val();
-            self.w_sel.next = self.regs.win_sel.val();
-            self.w_index.next = self.regs.win_index.val();
-        }
-        self.tower_req.next = self.w_sel.val() < self.tower_sels.val();
-        self.sm_req.next = !self.tower_req.val() & (self.w_sel.val() < self.lat_sel[0].val());
-        self.lat_req.next =
-            (self.w_sel.val() >= self.lat_sel[0].val()) & (self.w_sel.val() < self.tbl_sel[0].val());
-        self.tbl_req.next =
-            (self.w_sel.val() >= self.tbl_sel[0].val()) & (self.w_sel.val() < self.sels_end.val());
-        self.window.ro_req.next = self.w_req.val() & self.tower_req.val();
-        if self.w_sel.val() < self.tower_sels.val() {
-            self.window.ro_array.next = self.w_sel.val().get_bits::<2>(0);
-        } else {
-            self.window.ro_array.next = self.ro_none.val();
-        }
-        self.window.ro_index.next = self.w_index.val().get_bits::<TOWER_AM>(0);
-        self.tower.rd_addr0.next = self.window.rd_addr0.val();
-        self.tower.rd_addr1.next = self.window.rd_addr1.val();
-        self.tower.rd_addr2.next = self.window.rd_addr2.val();
-        self.window.rd_data0.next = self.tower.rd_data0.val();
-        self.window.rd_data1.next = self.tower.rd_data1.val();
-        self.window.rd_data2.next = self.tower.rd_data2.val();
-        // SuMax: the delay bin of the ingress packet; key, t and bank wait for it.
-        self.dbin.clock.next = self.clock.val();
-        self.dbin.reset.next = self.reset.val();
-        self.dbin.delay.next = self.ing_delay.q.val();
-        self.dbin.delay_valid.next = self.ing_valid.q.val();
-        self.sm_valid[0].clock.next = self.clock.val();
-        self.sm_key[0].clock.next = self.clock.val();
-        self.sm_t[0].clock.next = self.clock.val();
-        self.sm_bank[0].clock.next = self.clock.val();
-        self.sm_valid[0].d.next = self.ing_valid.q.val() & !self.reset.val();
-        self.sm_key[0].d.next = self.ing_key.q.val();
-        self.sm_t[0].d.next = self.ing_t.q.val();
-        self.sm_bank[0].d.next = self.engine.active_bank.val();
-        for j in 1..SM_DELAY {
-            self.sm_valid[j].clock.next = self.clock.val();
-            self.sm_key[j].clock.next = self.clock.val();
-            self.sm_t[j].clock.next = self.clock.val();
-            self.sm_bank[j].clock.next = self.clock.val();
-            self.sm_valid[j].d.next = self.sm_valid[j - 1].q.val() & !self.reset.val();
-            self.sm_key[j].d.next = self.sm_key[j - 1].q.val();
-            self.sm_t[j].d.next = self.sm_t[j - 1].q.val();
-            self.sm_bank[j].d.next = self.sm_bank[j - 1].q.val();
-        }
-        self.sumax.clock.next = self.clock.val();
-        self.sumax.reset.next = self.reset.val();
-        // rust-hdl workaround: `#[hdl_gen]` reads an array index from its text with only
-        // loop variables known, so `sm_valid[SM_DELAY - 1]` panics at generation; this
-        // one-pass loop makes the last tap's index a loop variable (hdl/README.md, quirks).
-        for j in (SM_DELAY - 1)..SM_DELAY {
-            self.sumax.key_valid.next = self.sm_valid[j].q.val();
-            self.sumax.key.next = self.sm_key[j].q.val();
-            self.sumax.t.next = self.sm_t[j].q.val();
-            self.sumax.bank.next = self.sm_bank[j].q.val();
-        }
-        self.sumax.bin.next = self.dbin.bin.val();
-        self.sumax.clr.next = self.engine.clr.val();
-        self.sumax.clr_bank.next = self.engine.clr_bank.val();
-        self.sumax.clr_addr.next = self.engine.clr_addr.val().get_bits::<SUMAX_A>(0);
-        self.sink_clr.x.next = self.engine.clr_addr.val();
-        self.sink_packets.x.next = self.sumax.packets.val();
-        self.sumax.rd_bank.next = !self.engine.active_bank.val();
-        // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
-        self.cidx.clock.next = self.clock.val();
-        self.cidx.k.next = self.w_index.val();
-        self.sumax.rd_addr.next = self.cidx.bucket.val();
-        self.sumax.rd_cell.next = self.cidx.cell_no.val();
-        self.sw_v[0].clock.next = self.clock.val();
-        self.sw_v[0].d.next = self.w_req.val() & self.sm_req.val() & !self.reset.val();
-        self.sw_sel[0].clock.next = self.clock.val();
-        self.sw_sel[0].d.next = self.w_sel.val();
-        for j in 1..SW_LATENCY {
-            self.sw_v[j].clock.next = self.clock.val();
-            self.sw_v[j].d.next = self.sw_v[j - 1].q.val() & !self.reset.val();
-        }
-        for j in 1..(SW_LATENCY - 1) {
-            self.sw_sel[j].clock.next = self.clock.val();
-            self.sw_sel[j].d.next = self.sw_sel[j - 1].q.val();
-        }
-        self.sw_q.d.next = self.zero32.val();
-        // One-pass loop: the select's last tap, `sw_sel[SW_LATENCY - 2]`, as a loop variable
-        // (the rust-hdl index rule above).
-        for j in (SW_LATENCY - 2)..(SW_LATENCY - 1) {
-            if self.sw_sel[j].q.val() == self.sm_sel[0].val() {
-                self.sw_q.d.next = self.sumax.rd_data0.val();
-            }
-            if self.sw_sel[j].q.val() == self.sm_sel[1].val() {
-                self.sw_q.d.next = self.sumax.rd_data1.val();
-            }
-            if self.sw_sel[j].q.val() == self.sm_sel[2].val() {
-                self.sw_q.d.next = self.sumax.rd_data2.val();
-            }
-        }
-        // Register file.
-        self.regs.clock.next = self.clock.val();
-        self.regs.reset.next = self.reset.val();
-        AxiLiteSlave::<REGS_A>::link(&mut self.bus, &mut self.regs.bus);
-        self.regs.frames.next = self.parser.frames.val();
-        self.regs.sketched.next = self.parser.ip_packets.val();
-        self.regs.bytes.next = self.bytes.q.val();
-        self.regs.non_ip.next = self.parser.non_ip.val();
-        self.regs.malformed.next = self.parser.malformed.val();
-        self.regs.epoch_num.next = self.engine.epoch.val();
-        self.regs.epoch_seq.next = self.engine.sequence_no.val();
-        self.regs.swap_pending.next = self.engine.swap_pending.val();
-        self.regs.clear_busy.next = self.engine.clear_busy.val();
-        self.regs.idle_packets.next = self.engine.idle_packets.val();
-        self.regs.active_packets.next = self.engine.active_packets.val();
-        // Window answers: one read is pending at a time, so the one whose line ends acks.
-        // `sw_v[6]`, `lw_v[2]`, `tw_v[5]`: the lines' last taps (asserted above).
-        self.w_ack.next =
-            self.window.ro_ack.val() | self.sw_v[6].q.val() | self.lw_v[2].q.val() | self.tw_v[5].q.val();
-        if self.window.ro_ack.val() {
-            self.w_data.next = self.window.ro_data.val();
-        } else if self.lw_v[2].q.val() {
-            self.w_data.next = self.lw_q.q.val();
-        } else if self.tw_v[5].q.val() {
-            self.w_data.next = self.tw_q.q.val();
-        } else {
-            self.w_data.next = self.sw_q.q.val();
-        }
-        self.stream.ack.next = self.w_ack.val() & self.stream.busy.val();
-        self.stream.data.next = self.w_data.val();
-        if self.stream.busy.val() {
-            self.regs.win_ack.next = self.regs.win_req.val();
-            self.regs.win_data.next = self.zero32.val();
-        } else {
-            self.regs.win_ack.next = self.w_ack.val();
-            self.regs.win_data.next = self.w_data.val();
-        }
-        self.regs.st_busy.next = self.stream.busy.val();
-        self.regs.st_streams.next = self.stream.streams.val();
-        self.regs.st_words.next = self.stream.last_words.val();
-        self.regs.st_clocks.next = self.stream.last_clocks.val();
-        self.regs.st_stalls.next = self.stream.last_stalls.val();
-        // The per-switch block.
-        if self.engine.active_bank.val() {
-            self.regs.table_misses.next = self.key_table.misses0.val();
-        } else {
-            self.regs.table_misses.next = self.key_table.misses1.val();
-        }
-        self.stream.table_misses.next = self.regs.table_misses.val();
-        self.regs.rec_words.next = self.ps.words.val();
-        self.regs.rec_dropped.next = self.ps.dropped.val();
-        self.regs.rec_head.next = self.ps.head.val();
-        // The record ring owns the buffer's pops while it is enabled or on (RECORD_POP reads
-        // 0): a register pop is decoded a clock before it pops, and ENABLE cannot change in
-        // between (one bus transaction at a time), so the two never take the same word.
-        self.regs.rec_head_valid.next =
-            self.ps.head_valid.val() & !(self.ring.on.val() | self.regs.ring_enable.val());
-        self.ring.clock.next = self.clock.val();
-        self.ring.reset.next = self.reset.val();
-        self.ring.enable.next = self.regs.ring_enable.val();
-        self.ring.head.next = self.ps.head.val();
-        self.ring.head_valid.next = self.ps.head_valid.val();
-        self.ring.head_first.next = self.ps.head_first.val();
-        self.ring.tready.next = self.ring_tready.val();
-        self.ring_tdata.next = self.ring.tdata.val();
-        self.ring_tvalid.next = self.ring.tvalid.val();
-        self.regs.ring_words.next = self.ring.words.val();
-        // ---- The per-switch half: the ingress packet's beats and descriptor, its bank and
-        // epoch; readout and clear on the idle bank.
-        self.ps.clock.next = self.clock.val();
-        self.ps.reset.next = self.reset.val();
-        self.ps.tdata.next = self.bt_data.q.val();
-        self.ps.tvalid.next = self.bt_valid.q.val();
-        self.ps.tlast.next = self.bt_last.q.val();
-        self.ps.d_valid.next = self.ing_desc.q.val();
-        self.ps.d_ip.next = self.ing_valid.q.val();
-        self.ps.d_hops.next = self.ing_hops.q.val();
-        self.ps.d_sc.next = self.ing_sc.q.val();
-        self.ps.d_key.next = self.ing_key.q.val();
-        self.ps.d_bank.next = self.engine.active_bank.val();
-        self.ps.d_epoch.next = self.engine.epoch.val();
-        self.ps.mode.next = self.regs.ps_acu.val();
-        self.ps.threshold.next = self.regs.inflate_threshold.val();
-        if self.ring.on.val() {
-            self.ps.pop.next = self.ring.pop.val();
-        } else {
-            self.ps.pop.next = self.regs.rec_pop.val();
-        }
-        self.ps.rd_bank.next = !self.engine.active_bank.val();
-        self.ps.rd_addr0.next = self.w_index.val().get_bits::<LAT_A0>(1);
-        self.ps.rd_addr1.next = self.w_index.val().get_bits::<LAT_A1>(1);
-        self.ps.rd_addr2.next = self.w_index.val().get_bits::<LAT_A2>(1);
-        self.ps.clr.next = self.engine.clr.val();
-        self.ps.clr_bank.next = self.engine.clr_bank.val();
-        self.ps.clr_addr0.next = self.engine.clr_addr.val().get_bits::<LAT_A0>(0);
-        self.ps.clr_addr1.next = self.engine.clr_addr.val().get_bits::<LAT_A1>(0);
-        self.ps.clr_addr2.next = self.engine.clr_addr.val().get_bits::<LAT_A2>(0);
-        // Latency windows: word 2b is bucket b's count, 2b + 1 its sum.
-        self.lw_v[0].clock.next = self.clock.val();
-        self.lw_v[0].d.next = self.w_req.val() & self.lat_req.val() & !self.reset.val();
-        for j in 1..LW_LATENCY {
-            self.lw_v[j].clock.next = self.clock.val();
-            self.lw_v[j].d.next = self.lw_v[j - 1].q.val() & !self.reset.val();
-        }
-        self.w_c0.x.next = self.ps.rd_count0.val();
-        self.w_s0.x.next = self.ps.rd_sum0.val();
-        self.w_c1.x.next = self.ps.rd_count1.val();
-        // The request's select and count/sum bit travel with it, so requests can follow
-        // each other every clock.
-        for j in 0..2 {
-            self.lw_sel[j].clock.next = self.clock.val();
-            self.lw_odd[j].clock.next = self.clock.val();
-        }
-        self.lw_sel[0].d.next = self.w_sel.val();
-        self.lw_odd[0].d.next = self.w_index.val().get_bit(0);
-        self.lw_sel[1].d.next = self.lw_sel[0].q.val();
-        self.lw_odd[1].d.next = self.lw_odd[0].q.val();
-        self.lw_q.d.next = self.zero32.val();
-        if self.lw_odd[1].q.val() {
-            if self.lw_sel[1].q.val() == self.lat_sel[0].val() {
-                self.lw_q.d.next = self.w_s0.y.val();
-            }
-            if self.lw_sel[1].q.val() == self.lat_sel[1].val() {
-                self.lw_q.d.next = self.ps.rd_sum1.val();
-            }
-            if self.lw_sel[1].q.val() == self.lat_sel[2].val() {
-                self.lw_q.d.next = self.ps.rd_sum2.val();
-            }
-        } else {
-            if self.lw_sel[1].q.val() == self.lat_sel[0].val() {
-                self.lw_q.d.next = self.w_c0.y.val();
-            }
-            if self.lw_sel[1].q.val() == self.lat_sel[1].val() {
-                self.lw_q.d.next = self.w_c1.y.val();
-            }
-            if self.lw_sel[1].q.val() == self.lat_sel[2].val() {
-                self.lw_q.d.next = self.ps.rd_count2.val();
-            }
-        }
-        // ---- The flow-key table: each packet at the flow tower's `done`, with its key,
-        // bank, hop count and path from beside the tower.
-        for j in 0..KT_WAIT {
-            self.kt_key[j].clock.next = self.clock.val();
-            self.kt_bank[j].clock.next = self.clock.val();
-            self.kt_hops[j].clock.next = self.clock.val();
-            self.kt_path[j].clock.next = self.clock.val();
-        }
-        self.kt_key[0].d.next = self.ing_key.q.val();
-        self.kt_bank[0].d.next = self.engine.active_bank.val();
-        self.kt_hops[0].d.next = self.ing_hops.q.val();
-        self.kt_path[0].d.next = self.ps.path.val();
-        for j in 1..KT_WAIT {
-            self.kt_key[j].d.next = self.kt_key[j - 1].q.val();
-            self.kt_bank[j].d.next = self.kt_bank[j - 1].q.val();
-            self.kt_hops[j].d.next = self.kt_hops[j - 1].q.val();
-            self.kt_path[j].d.next = self.kt_path[j - 1].q.val();
-        }
-        self.key_table.clock.next = self.clock.val();
-        self.key_table.reset.next = self.reset.val();
-        self.key_table.valid.next = self.tower.done.val();
-        self.key_table.key.next = self.kt_key[6].q.val();
-        self.key_table.bank.next = self.kt_bank[6].q.val();
-        self.key_table.hops.next = self.kt_hops[6].q.val();
-        self.key_table.path.next = self.kt_path[6].q.val();
-        self.key_table.estimate.next = self.tower.estimate.val();
-        self.key_table.est_inf.next = self.tower.estimate_inf.val();
-        self.key_table.threshold.next = self.regs.table_threshold.val();
-        self.key_table.clr.next = self.engine.clr.val();
-        self.key_table.clr_bank.next = self.engine.clr_bank.val();
-        self.key_table.clr_addr.next = self.engine.clr_addr.val().get_bits::<TABLE_A>(0);
-        // Table windows: word k = 12 slot + word, of the way the window selects.
-        self.tidx.clock.next = self.clock.val();
-        self.tidx.k.next = self.w_index.val();
-        self.key_table.rd_bank.next = !self.engine.active_bank.val();
-        // The way travels beside the slot index (CellIndex's latency).
-        for j in 0..CELL_INDEX_LATENCY {
-            self.tw_way[j].clock.next = self.clock.val();
-        }
-        self.tw_way[0].d.next = self.w_sel.val() == self.tbl_sel[1].val();
-        for j in 1..CELL_INDEX_LATENCY {
-            self.tw_way[j].d.next = self.tw_way[j - 1].q.val();
-        }
-        for j in (CELL_INDEX_LATENCY - 1)..CELL_INDEX_LATENCY {
-            self.key_table.rd_way.next = self.tw_way[j].q.val();
-        }
-        self.key_table.rd_addr.next = self.tidx.bucket.val();
-        self.key_table.rd_word.next = self.tidx.cell_no.val().get_bits::<4>(0);
-        self.tw_v[0].clock.next = self.clock.val();
-        self.tw_v[0].d.next = self.w_req.val() & self.tbl_req.val() & !self.reset.val();
-        for j in 1..TW_LATENCY {
-            self.tw_v[j].clock.next = self.clock.val();
-            self.tw_v[j].d.next = self.tw_v[j - 1].q.val() & !self.reset.val();
-        }
-        self.tw_q.d.next = self.key_table.rd_data.val();
-        self.sink_word_hi.x.next = self.tidx.cell_no.val().get_bits::<4>(4);
-        self.sink_outcome[0].x.next = self.key_table.done.val();
-        self.sink_outcome[1].x.next = self.key_table.offered.val();
-        self.sink_outcome[2].x.next = self.key_table.inserted.val();
-        self.sink_outcome[3].x.next = self.key_table.way.val();
-        self.sink_outcome[4].x.next = self.key_table.present.val();
-        self.sink_outcome[5].x.next = self.key_table.full.val();
+        // The sketch half.
+        self.sketch.clock.next = self.clock.val();
+        self.sketch.reset.next = self.reset.val();
+        self.sketch.i_valid.next = self.ingress.i_valid.val();
+        self.sketch.i_key.next = self.ingress.i_key.val();
+        self.sketch.i_t.next = self.ingress.i_t.val();
+        self.sketch.i_delay.next = self.ingress.i_delay.val();
+        self.sketch.i_hops.next = self.ingress.i_hops.val();
+        self.sketch.i_rec.next = self.cap.rec.val();
+        self.sketch.frames.next = self.parser.frames.val();
+        self.sketch.sketched.next = self.parser.ip_packets.val();
+        self.sketch.non_ip.next = self.parser.non_ip.val();
+        self.sketch.malformed.next = self.parser.malformed.val();
+        self.sketch.bytes.next = self.bytes.q.val();
+        AxiLiteSlave::<REGS_A>::link(&mut self.bus, &mut self.sketch.bus);
+        self.sketch.c2h_tready.next = self.c2h_tready.val();
+        self.sketch.ring_tready.next = self.ring_tready.val();
+        self.c2h_tdata.next = self.sketch.c2h_tdata.val();
+        self.c2h_tvalid.next = self.sketch.c2h_tvalid.val();
+        self.c2h_tlast.next = self.sketch.c2h_tlast.val();
+        self.ring_tdata.next = self.sketch.ring_tdata.val();
+        self.ring_tvalid.next = self.sketch.ring_tvalid.val();
         // Monitors.
-        self.mon_valid.next = self.ing_valid.q.val();
-        self.mon_key.next = self.ing_key.q.val();
-        self.mon_epoch.next = self.engine.epoch.val();
-        self.mon_bank.next = self.engine.active_bank.val();
-        // Every tap of the SuMax line written out (SM_DELAY = 7, asserted by the tests). rust-hdl
-        // workaround: `#[hdl_gen]` cannot read `.next`, so an OR cannot accumulate in a loop
-        // (that would take a chain of local signals).
-        self.sketch_idle.next = self.tower.idle.val()
-            & self.sumax.idle.val()
-            & self.ps.idle.val()
-            & self.key_table.idle.val()
-            & !(self.dbin.valid.val()
-                | self.sm_valid[0].q.val()
-                | self.sm_valid[1].q.val()
-                | self.sm_valid[2].q.val()
-                | self.sm_valid[3].q.val()
-                | self.sm_valid[4].q.val()
-                | self.sm_valid[5].q.val()
-                | self.sm_valid[6].q.val());
-        self.est_valid.next = self.tower.done.val();
-        self.est_inf.next = self.tower.estimate_inf.val();
-        self.estimate.next = self.tower.estimate.val();
-        self.sm_done.next = self.sumax.done.val();
-        self.sm_size_inf.next = self.sumax.size_inf.val();
-        self.sm_size.next = self.sumax.size.val();
-        self.sm_delay_inf.next = self.sumax.delay_inf.val();
-        self.sm_delay.next = self.sumax.delay.val();
-        self.hop_lost.next = self.ps.lost.val();
+        self.mon_valid.next = self.sketch.mon_valid.val();
+        self.mon_key.next = self.sketch.mon_key.val();
+        self.mon_epoch.next = self.sketch.mon_epoch.val();
+        self.mon_bank.next = self.sketch.mon_bank.val();
+        self.sketch_idle.next = self.sketch.sketch_idle.val();
+        self.est_valid.next = self.sketch.est_valid.val();
+        self.est_inf.next = self.sketch.est_inf.val();
+        self.estimate.next = self.sketch.estimate.val();
+        self.sm_done.next = self.sketch.sm_done.val();
+        self.sm_size_inf.next = self.sketch.sm_size_inf.val();
+        self.sm_size.next = self.sketch.sm_size.val();
+        self.sm_delay_inf.next = self.sketch.sm_delay_inf.val();
+        self.sm_delay.next = self.sketch.sm_delay.val();
+        self.hop_lost.next = self.sketch.hop_lost.val();
     }
 }
 
@@ -901,5 +308,7 @@ mod tests {
         // The drain is the per-switch half's: a hop issued 17 clocks after its packet's
         // ingress, then the latency tower's 8.
         assert_eq!((HALF_DRAIN, TABLE_DRAIN, CORE_DRAIN), (25, 13, 25));
+        // Behind the board's merged ports a record may wait behind two full ones: 49 + 8.
+        assert_eq!(crate::sketch_core::BOARD_DRAIN, 57);
     }
 }

@@ -11,7 +11,8 @@
 //! | [`board`] | the VC709 board's blocks around the core: the Si5324 (SFP+ reference clock) bring-up over I2C |
 //! | [`regs`] | the register file behind the BAR: AXI4-Lite slave, constant words from the contract's `Layout`, live registers, epoch pulses, readout-window requests |
 //! | [`sketch`] | sketch cores: block-RAM counter arrays with forwarding, the TowerSketch and SuMax pipelines (one bank, and two banks under the epoch engine) |
-//! | [`core_top`] | the NIC core top (block `core`): AXI-Stream -> parser -> two-bank TowerSketch and two-bank SuMax (with the delay-bin unit) under one epoch engine, statistics, AXI4-Lite register file with the readout windows |
+//! | [`sketch_core`] | the sketch half behind any front (block `sketch_core`): the ingress stage, two-bank TowerSketch and SuMax (with the delay-bin unit) and the per-switch half under one epoch engine, the AXI4-Lite register file with the readout windows, the readout stream and the record ring |
+//! | [`core_top`] | the NIC core top for one port (block `core`): AXI-Stream -> parser and hop capture -> the sketch half, statistics |
 //! | [`nic`] | the board's configuration: one named constant per const generic of the board's blocks (`CoreNic`, ...), checked against the contract's geometries and the register map |
 //! | [`blocks`] | registry of named blocks (`hdl-gen`, `hdl-synth`) |
 //! | [`flow`] | Verilog generation, lint waivers, tool lookup, build directories |
@@ -32,4 +33,5 @@ pub mod per_switch;
 pub mod readout;
 pub mod regs;
 pub mod sketch;
+pub mod sketch_core;
 pub mod synth;

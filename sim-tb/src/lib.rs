@@ -19,6 +19,8 @@
 //! NIC (the core top with a packet source on its AXI-Stream port) behind the same trait;
 //! [`xdma::XdmaModel`] is a behavioural model of the board's PCIe DMA engine's card-to-host
 //! channels (registers, descriptors, writebacks, back-pressure), no Verilog;
+//! [`capture::CaptureModel`] is the hop capture as its own model, run in lockstep in front
+//! of the blocks that take its records;
 //! [`simnic_dma`] puts it at the end of the simulated NIC's two card-to-host channels, so
 //! the driver reads the NIC out by DMA with its own descriptor code.
 //!
@@ -29,6 +31,7 @@
 pub use smartnic_contract as contract;
 
 pub mod build;
+pub mod capture;
 pub mod frames;
 pub mod model;
 pub mod pipe;

@@ -1,4 +1,6 @@
-//! The hop serializer (`hdl::per_switch::hop_serializer`) under Verilator: every hop of every
+//! The hop serializer (`hdl::per_switch::hop_serializer`) under Verilator, fed by a hop
+//! capture (`hdl::per_switch::hop_capture`, its own model run in lockstep, its `rec` handed
+//! to the serializer's `d_rec` in the same clock, as the core wires them): every hop of every
 //! IP frame with an INT stack comes out once, in stack order and frame order, with its
 //! frame's flow key and bank, one per clock at most, and none is lost or waits longer than
 //! `MAX_WAIT` clocks, at line rate (a beat every clock, frames back to back).
@@ -14,6 +16,7 @@ use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
 use smartnic_hdl::per_switch::hop_serializer::{HopSerializer, MAX_WAIT};
 mod common;
+use smartnic_sim_tb::capture::CaptureModel;
 use smartnic_sim_tb::{Model, PortId};
 use std::collections::VecDeque;
 
@@ -72,13 +75,10 @@ fn hops(n: u64, count: usize) -> Vec<(u16, u32)> {
 }
 
 struct Ports {
-    tdata: PortId,
-    tvalid: PortId,
-    tlast: PortId,
     d_valid: PortId,
     d_ip: PortId,
     d_hops: PortId,
-    d_sc: PortId,
+    d_rec: PortId,
     d_key: PortId,
     d_bank: PortId,
     d_epoch: PortId,
@@ -105,12 +105,14 @@ struct Run {
 }
 
 /// Sends `frames` back to back and checks every issued hop against the expectation.
-fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
-    m.set(p.tvalid, 0);
+fn run(m: &mut Model, p: &Ports, c: &mut CaptureModel, frames: &[Frame]) -> Run {
+    c.idle();
     m.set(p.d_valid, 0);
-    m.set_by_name("reset", 1);
-    m.tick();
-    m.set_by_name("reset", 0);
+    for x in [&mut *m, &mut c.m] {
+        x.set_by_name("reset", 1);
+        x.tick();
+        x.set_by_name("reset", 0);
+    }
     // Descriptors due: (clock, frame index).
     let mut desc: VecDeque<(u64, usize)> = VecDeque::new();
     // Expected hops with the clock of their descriptor.
@@ -127,27 +129,23 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
         if let Some(&(f, b)) = cur {
             let fr = &frames[f];
             let chunk = &fr.bytes[8 * b..fr.bytes.len().min(8 * b + 8)];
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            m.set(p.tdata, u64::from_le_bytes(w) as u128);
-            m.set(p.tvalid, 1);
             let last = 8 * b + 8 >= fr.bytes.len();
-            m.set(p.tlast, last as u128);
+            c.beat(Some((chunk, last)));
             if last {
                 desc.push_back((clock + DESC_DELAY as u64, f));
             }
         } else {
-            m.set(p.tvalid, 0);
-            m.set(p.tlast, 0);
+            c.beat(None);
         }
         match desc.front() {
             Some(&(at, f)) if at == clock => {
                 desc.pop_front();
                 let fr = &frames[f];
+                let rec = c.descriptor(Some(fr.tags));
+                m.set_words(p.d_rec, &rec);
                 m.set(p.d_valid, 1);
                 m.set(p.d_ip, fr.ip as u128);
                 m.set(p.d_hops, fr.hops.len() as u128);
-                m.set(p.d_sc, fr.tags as u128);
                 m.set(
                     p.d_key,
                     u128::from_be_bytes({
@@ -174,7 +172,10 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
                     paths += 1;
                 }
             }
-            _ => m.set(p.d_valid, 0),
+            _ => {
+                c.descriptor(None);
+                m.set(p.d_valid, 0);
+            }
         }
         m.eval();
         if m.get(p.h_valid) == 1 {
@@ -197,6 +198,7 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
             issued += 1;
         }
         m.tick();
+        c.m.tick();
         clock += 1;
         if cur.is_none() && desc.is_empty() && expect.is_empty() && m.get(p.idle) == 1 {
             break;
@@ -209,17 +211,15 @@ fn run(m: &mut Model, p: &Ports, frames: &[Frame]) -> Run {
     Run { hops: issued, frames: frames.len() as u64, clocks: clock, max_wait }
 }
 
-fn model() -> (Model, Ports) {
+fn model() -> (Model, Ports, CaptureModel) {
+    let c = CaptureModel::new().unwrap_or_else(|e| panic!("{e}"));
     let v = flow::to_verilog("hop_serializer", &mut HopSerializer::default()).unwrap();
     let m = Model::of_verilog("hop_serializer", &v).unwrap_or_else(|e| panic!("{e}"));
     let p = Ports {
-        tdata: m.port("tdata"),
-        tvalid: m.port("tvalid"),
-        tlast: m.port("tlast"),
         d_valid: m.port("d_valid"),
         d_ip: m.port("d_ip"),
         d_hops: m.port("d_hops"),
-        d_sc: m.port("d_sc"),
+        d_rec: m.port("d_rec"),
         d_key: m.port("d_key"),
         d_bank: m.port("d_bank"),
         d_epoch: m.port("d_epoch"),
@@ -234,7 +234,7 @@ fn model() -> (Model, Ports) {
         lost: m.port("lost"),
         idle: m.port("idle"),
     };
-    (m, p)
+    (m, p, c)
 }
 
 /// The shared seeded stream.
@@ -247,10 +247,10 @@ impl Rng {
 
 #[test]
 fn every_hop_once_in_order_at_line_rate() {
-    let (mut m, p) = model();
+    let (mut m, p, mut c) = model();
     // 16-hop stacks in minimum frames, back to back.
     let full: Vec<Frame> = (0..2000).map(|n| frame(n, 0, hops(n, 16), true, n.is_multiple_of(3))).collect();
-    let r = run(&mut m, &p, &full);
+    let r = run(&mut m, &p, &mut c, &full);
     assert_eq!(r.hops, 16 * 2000);
     eprintln!(
         "16-hop back to back: {} frames, {} hops in {} clocks, max wait {}",
@@ -269,7 +269,7 @@ fn every_hop_once_in_order_at_line_rate() {
         });
     }
     let want: u64 = mixed.iter().filter(|f| f.ip).map(|f| f.hops.len() as u64).sum();
-    let r = run(&mut m, &p, &mixed);
+    let r = run(&mut m, &p, &mut c, &mixed);
     assert_eq!(r.hops, want);
     eprintln!(
         "mixed with runts: {} frames, {} hops in {} clocks, max wait {}",
@@ -296,7 +296,7 @@ fn every_hop_once_in_order_at_line_rate() {
         })
         .collect();
     let want: u64 = random.iter().filter(|f| f.ip).map(|f| f.hops.len() as u64).sum();
-    let r = run(&mut m, &p, &random);
+    let r = run(&mut m, &p, &mut c, &random);
     assert_eq!(r.hops, want);
     eprintln!("random: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
 }

@@ -1,5 +1,6 @@
 //! The per-switch half composed (`hdl::per_switch::half`: serializer -> latency tower ->
-//! inflated-latency check -> record buffer) under Verilator against the software model of
+//! inflated-latency check -> record buffer), behind a hop capture run in lockstep as the
+//! core wires it (`smartnic_sim_tb::capture`), under Verilator against the software model of
 //! the NIC's half (`host::sketch::per_switch::PerSwitch`), on network-lab traffic: the
 //! demo's k = 4 fat-tree with its 1 Gb/s uplink, at half load, so queues build and
 //! latencies inflate. Frames go back to back
@@ -20,6 +21,7 @@ use smartnic_contract::wire::vlan::walk_l2;
 use smartnic_hdl::core_top::big_stack;
 use smartnic_hdl::flow;
 use smartnic_hdl::per_switch::half::PerSwitchHalf;
+use smartnic_sim_tb::capture::CaptureModel;
 use smartnic_sim_tb::Model;
 use std::collections::VecDeque;
 
@@ -74,9 +76,9 @@ fn the_composed_half_is_the_model_on_lab_traffic() {
     let v = big_stack(|| flow::to_verilog("per_switch_half", &mut PerSwitchHalf::new().unwrap())).unwrap();
     let mut m = Model::of_verilog("per_switch_half", &v).unwrap_or_else(|e| panic!("{e}"));
     let p = |m: &Model, n: &str| m.port(n);
-    let (tdata, tvalid, tlast) = (p(&m, "tdata"), p(&m, "tvalid"), p(&m, "tlast"));
-    let (d_valid, d_ip, d_hops, d_sc, d_key) =
-        (p(&m, "d_valid"), p(&m, "d_ip"), p(&m, "d_hops"), p(&m, "d_sc"), p(&m, "d_key"));
+    let mut cap = CaptureModel::new().unwrap_or_else(|e| panic!("{e}"));
+    let (d_valid, d_ip, d_hops, d_rec, d_key) =
+        (p(&m, "d_valid"), p(&m, "d_ip"), p(&m, "d_hops"), p(&m, "d_rec"), p(&m, "d_key"));
     let (pop, head, head_valid, idle) = (p(&m, "pop"), p(&m, "head"), p(&m, "head_valid"), p(&m, "idle"));
     let l2 = Log2Params::DEFAULT;
     let rule = InflateRule::from_ratio_x256(&log2_table(l2), l2, InflateRule::SKETCHINT_RATIO_X256);
@@ -105,31 +107,25 @@ fn the_composed_half_is_the_model_on_lab_traffic() {
         match cur {
             Some(&(f, i)) => {
                 let b = &frames[f].0;
-                let mut w = [0u8; 8];
                 let chunk = &b[8 * i..b.len().min(8 * i + 8)];
-                w[..chunk.len()].copy_from_slice(chunk);
-                m.set(tdata, u64::from_le_bytes(w) as u128);
-                m.set(tvalid, 1);
                 let last = 8 * i + 8 >= b.len();
-                m.set(tlast, last as u128);
+                cap.beat(Some((chunk, last)));
                 if last {
                     desc.push_back((clock + DESC_DELAY, f));
                 }
             }
-            None => {
-                m.set(tvalid, 0);
-                m.set(tlast, 0);
-            }
+            None => cap.beat(None),
         }
         match desc.front() {
             Some(&(at, f)) if at == clock => {
                 desc.pop_front();
                 m.set(d_valid, 1);
+                let sc = frames[f].1.as_ref().map_or(0, |(_, sc)| *sc);
+                m.set_words(d_rec, &cap.descriptor(Some(sc)));
                 match &frames[f].1 {
-                    Some((pk, sc)) => {
+                    Some((pk, _)) => {
                         m.set(d_ip, 1);
                         m.set(d_hops, pk.hops.len() as u128);
-                        m.set(d_sc, *sc as u128);
                         m.set(d_key, smartnic_hdl::hash::key_to_u128(pk.key.as_bytes()));
                         model.observe(EPOCH, pk, 0);
                         hops += pk.hops.len() as u64;
@@ -140,7 +136,10 @@ fn the_composed_half_is_the_model_on_lab_traffic() {
                     }
                 }
             }
-            _ => m.set(d_valid, 0),
+            _ => {
+                cap.descriptor(None);
+                m.set(d_valid, 0);
+            }
         }
         m.eval();
         let hv = m.get(head_valid) == 1;
@@ -149,6 +148,7 @@ fn the_composed_half_is_the_model_on_lab_traffic() {
         }
         m.set(pop, hv as u128);
         m.tick();
+        cap.tick();
         clock += 1;
         if cur.is_none()
             && desc.is_empty()

@@ -1,8 +1,7 @@
 //! `BoardFront`: the VC709's four SFP+ ports into the core clock. Per port a
 //! [`PortFront`] (parser + hop capture at the port's MAC clock) writes its IP records into a
 //! [`CdcFifo`]; a [`PortMerge`] in the core clock takes the four FIFOs' heads round-robin,
-//! at most one record a clock. Not yet wired to the core (that needs the core split into
-//! its parser and sketch halves).
+//! at most one record a clock. [`super::nic::BoardNic`] puts the sketch half behind it.
 //!
 //! # Clocks and rates
 //! - MAC clocks: 156.25 MHz each (the 10G MACs' 64-bit AXI-Stream), unrelated to each other.
@@ -38,7 +37,7 @@
 //! | `tdata$p`, `tkeep$p`, `tlast$p`, `tuser$p`, `tvalid$p` | in | 64, 8, 1, 1, 1 | port `p`'s receive AXI-Stream |
 //! | `tready$p` | out | 1 | always 1 |
 //! | `now$p` | in | 64 | port `p`'s time in ns, in its MAC clock |
-//! | `frames$p`, `ip_packets$p`, `non_ip$p`, `malformed$p` | out | 64 | port `p`'s parser counters (MAC clock) |
+//! | `frames$p`, `ip_packets$p`, `non_ip$p`, `malformed$p`, `bytes$p` | out | 64 | port `p`'s parser counters and frame bytes (MAC clock) |
 //! | `overflow$p`, `max_fill$p` | out | 32, 5 | port `p`'s FIFO: records refused, high-water mark (MAC clock) |
 //! | `core_clock`, `core_reset` | in | 1 | the core clock and its synchronous reset (held with the MAC resets) |
 //! | `m_valid`, `m_port` | out | 1, 2 | a merged record this clock, and its port |
@@ -85,6 +84,7 @@ pub struct BoardFront {
     pub ip_packets: [Signal<Out, Bits<64>>; PORTS],
     pub non_ip: [Signal<Out, Bits<64>>; PORTS],
     pub malformed: [Signal<Out, Bits<64>>; PORTS],
+    pub bytes: [Signal<Out, Bits<64>>; PORTS],
     pub overflow: [Signal<Out, Bits<32>>; PORTS],
     pub max_fill: [Signal<Out, Bits<{ DEPTH_BITS + 1 }>>; PORTS],
     pub core_clock: Signal<In, Clock>,
@@ -129,6 +129,7 @@ impl Default for BoardFront {
             ip_packets: Default::default(),
             non_ip: Default::default(),
             malformed: Default::default(),
+            bytes: Default::default(),
             overflow: Default::default(),
             max_fill: Default::default(),
             core_clock: Default::default(),
@@ -177,6 +178,7 @@ impl Logic for BoardFront {
             self.ip_packets[p].next = self.front[p].ip_packets.val();
             self.non_ip[p].next = self.front[p].non_ip.val();
             self.malformed[p].next = self.front[p].malformed.val();
+            self.bytes[p].next = self.front[p].bytes.val();
             self.fifo[p].wclock.next = self.mac_clock[p].val();
             self.fifo[p].wreset.next = self.mac_reset[p].val();
             self.fifo[p].write.next = self.front[p].r_valid.val()

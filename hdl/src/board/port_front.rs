@@ -22,11 +22,12 @@
 //! | `r_valid` | out | 1 | a record this clock: one per frame, [`crate::parser::LATENCY`] clocks after its last beat |
 //! | `r_data` | out | [`RECORD_BITS`] | the record |
 //! | `frames`, `ip_packets`, `non_ip`, `malformed` | out | 64 each | the parser's counters: frames and each class |
+//! | `bytes` | out | 64 | the frames' lengths added up (`d_len`, every class), moving with `frames` |
 use super::record::*;
 use crate::arith::Widen;
 use crate::hash::KEY_BITS;
 use crate::parser::{konst, Parser};
-use crate::per_switch::hop_capture::{HopCapture, HOPS, REC_HW};
+use crate::per_switch::hop_capture::{HopCapture, REC_BITS};
 use rust_hdl::prelude::*;
 
 /// The port front (see the module docs).
@@ -47,14 +48,15 @@ pub struct PortFront {
     pub ip_packets: Signal<Out, Bits<64>>,
     pub non_ip: Signal<Out, Bits<64>>,
     pub malformed: Signal<Out, Bits<64>>,
+    pub bytes: Signal<Out, Bits<64>>,
     parser: Parser,
+    n_bytes: DFF<Bits<64>>,
+    len64: Widen<64, LEN_BITS>,
+    zero64: Constant<Bits<64>>,
     cap: HopCapture,
-    // The fields at the record's width (`#[hdl_gen]` has no concatenation): hop `j`'s three
-    // halfwords into a 48-bit word, placed at bit 48 j.
-    w_hw: [Widen<48, 16>; REC_HW],
-    w_hop: [Widen<RECORD_BITS, 48>; HOPS],
-    hops_acc: [Signal<Local, Bits<RECORD_BITS>>; HOPS],
-    hop_at: [Constant<Bits<AT_BITS>>; HOPS],
+    // The fields at the record's width (`#[hdl_gen]` has no concatenation); the capture's
+    // hops already have the record's layout (hop `j` at bit 48 j).
+    w_rec: Widen<RECORD_BITS, HOPS_BITS>,
     w_nhops: Widen<RECORD_BITS, NHOPS_BITS>,
     w_sc: Widen<RECORD_BITS, SC_BITS>,
     w_class: Widen<RECORD_BITS, CLASS_BITS>,
@@ -73,7 +75,7 @@ pub struct PortFront {
 
 impl Default for PortFront {
     fn default() -> Self {
-        const _: () = assert!(HOPS_BITS == 48 * HOPS);
+        const _: () = assert!(HOPS_BITS == REC_BITS && HOPS_AT == 0);
         PortFront {
             clock: Default::default(),
             reset: Default::default(),
@@ -90,12 +92,13 @@ impl Default for PortFront {
             ip_packets: Default::default(),
             non_ip: Default::default(),
             malformed: Default::default(),
+            bytes: Default::default(),
             parser: Parser::new(),
+            n_bytes: Default::default(),
+            len64: Default::default(),
+            zero64: konst!(0),
             cap: Default::default(),
-            w_hw: std::array::from_fn(|_| Default::default()),
-            w_hop: std::array::from_fn(|_| Default::default()),
-            hops_acc: std::array::from_fn(|_| Default::default()),
-            hop_at: std::array::from_fn(|j| konst!(HOPS_AT + 48 * j)),
+            w_rec: Default::default(),
             w_nhops: Default::default(),
             w_sc: Default::default(),
             w_class: Default::default(),
@@ -136,19 +139,7 @@ impl Logic for PortFront {
         self.cap.d_sc.next = self.parser.d_sc.val();
 
         // ---- The record, packed in the descriptor's clock.
-        for k in 0..REC_HW {
-            self.w_hw[k].x.next = self.cap.rec[k].val();
-        }
-        for j in 0..HOPS {
-            self.w_hop[j].x.next = self.w_hw[3 * j].y.val()
-                | (self.w_hw[3 * j + 1].y.val() << 16)
-                | (self.w_hw[3 * j + 2].y.val() << 32);
-        }
-        self.hops_acc[0].next = self.w_hop[0].y.val() << self.hop_at[0].val();
-        for j in 1..HOPS {
-            self.hops_acc[j].next =
-                self.hops_acc[j - 1].val() | (self.w_hop[j].y.val() << self.hop_at[j].val());
-        }
+        self.w_rec.x.next = self.cap.rec.val();
         self.w_nhops.x.next = self.parser.d_hops.val();
         self.w_sc.x.next = self.parser.d_sc.val();
         self.w_class.x.next = self.parser.d_class.val();
@@ -156,16 +147,14 @@ impl Logic for PortFront {
         self.w_delay.x.next = self.parser.d_delay.val();
         self.w_ts.x.next = self.parser.d_ts.val();
         self.w_key.x.next = self.parser.d_key.val();
-        for j in (HOPS - 1)..HOPS {
-            self.r_data.next = self.hops_acc[j].val()
-                | (self.w_nhops.y.val() << self.at_nhops.val())
-                | (self.w_sc.y.val() << self.at_sc.val())
-                | (self.w_class.y.val() << self.at_class.val())
-                | (self.w_len.y.val() << self.at_len.val())
-                | (self.w_delay.y.val() << self.at_delay.val())
-                | (self.w_ts.y.val() << self.at_ts.val())
-                | (self.w_key.y.val() << self.at_key.val());
-        }
+        self.r_data.next = self.w_rec.y.val()
+            | (self.w_nhops.y.val() << self.at_nhops.val())
+            | (self.w_sc.y.val() << self.at_sc.val())
+            | (self.w_class.y.val() << self.at_class.val())
+            | (self.w_len.y.val() << self.at_len.val())
+            | (self.w_delay.y.val() << self.at_delay.val())
+            | (self.w_ts.y.val() << self.at_ts.val())
+            | (self.w_key.y.val() << self.at_key.val());
         self.r_valid.next = self.parser.d_valid.val();
 
         // ---- Counters.
@@ -173,5 +162,15 @@ impl Logic for PortFront {
         self.ip_packets.next = self.parser.ip_packets.val();
         self.non_ip.next = self.parser.non_ip.val();
         self.malformed.next = self.parser.malformed.val();
+        self.n_bytes.clock.next = self.clock.val();
+        self.len64.x.next = self.parser.d_len.val();
+        if self.reset.val() {
+            self.n_bytes.d.next = self.zero64.val();
+        } else if self.parser.d_valid.val() {
+            self.n_bytes.d.next = self.n_bytes.q.val() + self.len64.y.val();
+        } else {
+            self.n_bytes.d.next = self.n_bytes.q.val();
+        }
+        self.bytes.next = self.n_bytes.q.val();
     }
 }

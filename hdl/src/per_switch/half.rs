@@ -1,5 +1,5 @@
 //! `PerSwitchHalf`: the per-switch half of the NIC, its blocks composed at one hop a clock:
-//! the parser's beats and descriptors -> [`HopSerializer`] -> latency units -> the
+//! descriptors with their captured hop records -> [`HopSerializer`] -> latency units -> the
 //! two-bank [`LatencyTowerNic`] -> [`InflateCheck`] on the pair's estimates before the hop ->
 //! an inflated-latency record (`wire::record`) -> [`RecordFifo`]. Bit-exact with
 //! `host::sketch::per_switch::PerSwitch` for the same frames (the key table joins it with
@@ -14,8 +14,8 @@
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
 //! | `clock`, `reset` | in | 1 | synchronous reset of every valid pipeline, pointer and counter |
-//! | `tdata`, `tvalid`, `tlast` | in | 64, 1, 1 | the parser's AXI-Stream beats |
-//! | `d_valid`, `d_ip`, `d_hops`, `d_sc`, `d_key` | in | | the parser's descriptor |
+//! | `d_valid`, `d_ip`, `d_hops`, `d_key` | in | | the parser's descriptor |
+//! | `d_rec` | in | 768 | its hop records, from a [`HopCapture`](super::hop_capture::HopCapture) |
 //! | `d_bank`, `d_epoch` | in | 1, 32 | the epoch engine's active bank and epoch at the descriptor |
 //! | `mode` | in | 1 | the latency tower's insertion mode (0 = CM, 1 = ACU) |
 //! | `threshold` | in | 22 | `InflateRule::threshold` |
@@ -25,6 +25,7 @@
 //! | `path` | out | 256 | the descriptor's path in the descriptor's clock (the serializer's `x_path`, for the flow-key table) |
 //! | `lost` | out | 1 | the serializer refused a record since reset (never, by its bound) |
 //! | `idle` | out | 1 | no hop anywhere in the half |
+use super::hop_capture::REC_BITS as HOP_REC_BITS;
 use super::hop_serializer::{HopSerializer, HOP_KEY_BITS, PATH_BITS};
 use super::inflate::{self, InflateCheck, LOG_BITS};
 use super::latency_tower::{self, LatencyTowerNic};
@@ -51,13 +52,10 @@ const _: () = assert!(TOWER_WAIT == 7 && CHECK_WAIT == 6);
 pub struct PerSwitchHalf {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub tdata: Signal<In, Bits<64>>,
-    pub tvalid: Signal<In, Bit>,
-    pub tlast: Signal<In, Bit>,
     pub d_valid: Signal<In, Bit>,
     pub d_ip: Signal<In, Bit>,
     pub d_hops: Signal<In, Bits<5>>,
-    pub d_sc: Signal<In, Bits<2>>,
+    pub d_rec: Signal<In, Bits<HOP_REC_BITS>>,
     pub d_key: Signal<In, Bits<KEY_BITS>>,
     pub d_bank: Signal<In, Bit>,
     pub d_epoch: Signal<In, Bits<32>>,
@@ -140,13 +138,10 @@ impl PerSwitchHalf {
         Ok(PerSwitchHalf {
             clock: Default::default(),
             reset: Default::default(),
-            tdata: Default::default(),
-            tvalid: Default::default(),
-            tlast: Default::default(),
             d_valid: Default::default(),
             d_ip: Default::default(),
             d_hops: Default::default(),
-            d_sc: Default::default(),
+            d_rec: Default::default(),
             d_key: Default::default(),
             d_bank: Default::default(),
             d_epoch: Default::default(),
@@ -232,13 +227,10 @@ impl Logic for PerSwitchHalf {
         // ---- Serializer.
         self.ser.clock.next = self.clock.val();
         self.ser.reset.next = self.reset.val();
-        self.ser.tdata.next = self.tdata.val();
-        self.ser.tvalid.next = self.tvalid.val();
-        self.ser.tlast.next = self.tlast.val();
         self.ser.d_valid.next = self.d_valid.val();
         self.ser.d_ip.next = self.d_ip.val();
         self.ser.d_hops.next = self.d_hops.val();
-        self.ser.d_sc.next = self.d_sc.val();
+        self.ser.d_rec.next = self.d_rec.val();
         self.ser.d_key.next = self.d_key.val();
         self.ser.d_bank.next = self.d_bank.val();
         self.ser.d_epoch.next = self.d_epoch.val();

@@ -27,7 +27,8 @@
 //! | `clock`, `reset` | in | 1 | synchronous reset of the beat counter and both buffer selects |
 //! | `tdata`, `tvalid`, `tlast` | in | 64, 1, 1 | the AXI-Stream beats the parser sees (`tdata[7:0]` first on the wire) |
 //! | `d_valid`, `d_sc` | in | 1, 2 | the parser's descriptor and its shim position code |
-//! | `rec$k` | out | 16 each | the descriptor's 16 hops as 48 halfwords: hop `j` = halfwords `3j`, `3j + 1`, `3j + 2` (switch ID, latency 31:16, latency 15:0); hops at or past the hop count are stale capture |
+//! | `rec` | out | 768 | the descriptor's 16 hops as 48 halfwords, halfword `k` in bits `16k + 15 : 16k`: hop `j` = halfwords `3j`, `3j + 1`, `3j + 2` (switch ID, latency 31:16, latency 15:0); hops at or past the hop count are stale capture |
+use crate::arith::Widen;
 use crate::parser::konst;
 use rust_hdl::prelude::*;
 use smartnic_contract::shim::MAX_HOPS;
@@ -61,7 +62,7 @@ pub struct HopCapture {
     pub tlast: Signal<In, Bit>,
     pub d_valid: Signal<In, Bit>,
     pub d_sc: Signal<In, Bits<2>>,
-    pub rec: [Signal<Out, Bits<16>>; REC_HW],
+    pub rec: Signal<Out, Bits<REC_BITS>>,
     t: DFF<Bits<5>>,
     wsel: DFF<Bit>,
     rsel: DFF<Bit>,
@@ -77,6 +78,12 @@ pub struct HopCapture {
     sc1: Constant<Bits<2>>,
     sc2: Constant<Bits<2>>,
     eight: Constant<Bits<16>>,
+    /// The extracted halfwords, each widened, placed at bit `16k` and ORed into `acc[k]`
+    /// (`#[hdl_gen]` has no concatenation).
+    hw: [Signal<Local, Bits<16>>; REC_HW],
+    w_hw: [Widen<REC_BITS, 16>; REC_HW],
+    acc: [Signal<Local, Bits<REC_BITS>>; REC_HW],
+    hw_at: [Constant<Bits<10>>; REC_HW],
 }
 
 impl Default for HopCapture {
@@ -89,7 +96,7 @@ impl Default for HopCapture {
             tlast: Default::default(),
             d_valid: Default::default(),
             d_sc: Default::default(),
-            rec: std::array::from_fn(|_| Default::default()),
+            rec: Default::default(),
             t: Default::default(),
             wsel: Default::default(),
             rsel: Default::default(),
@@ -103,6 +110,10 @@ impl Default for HopCapture {
             sc1: konst!(1),
             sc2: konst!(2),
             eight: konst!(8),
+            hw: std::array::from_fn(|_| Default::default()),
+            w_hw: std::array::from_fn(|_| Default::default()),
+            acc: std::array::from_fn(|_| Default::default()),
+            hw_at: std::array::from_fn(|k| konst!(16 * k)),
         }
     }
 }
@@ -149,19 +160,29 @@ impl Logic for HopCapture {
         for k in 0..REC_HW {
             if self.rsel.q.val() {
                 if self.d_sc.val() == self.sc2.val() {
-                    self.rec[k].next = self.cap1[6 + k].q.val();
+                    self.hw[k].next = self.cap1[6 + k].q.val();
                 } else if self.d_sc.val() == self.sc1.val() {
-                    self.rec[k].next = self.cap1[4 + k].q.val();
+                    self.hw[k].next = self.cap1[4 + k].q.val();
                 } else {
-                    self.rec[k].next = self.cap1[2 + k].q.val();
+                    self.hw[k].next = self.cap1[2 + k].q.val();
                 }
             } else if self.d_sc.val() == self.sc2.val() {
-                self.rec[k].next = self.cap0[6 + k].q.val();
+                self.hw[k].next = self.cap0[6 + k].q.val();
             } else if self.d_sc.val() == self.sc1.val() {
-                self.rec[k].next = self.cap0[4 + k].q.val();
+                self.hw[k].next = self.cap0[4 + k].q.val();
             } else {
-                self.rec[k].next = self.cap0[2 + k].q.val();
+                self.hw[k].next = self.cap0[2 + k].q.val();
             }
+        }
+        for k in 0..REC_HW {
+            self.w_hw[k].x.next = self.hw[k].val();
+        }
+        self.acc[0].next = self.w_hw[0].y.val() << self.hw_at[0].val();
+        for k in 1..REC_HW {
+            self.acc[k].next = self.acc[k - 1].val() | (self.w_hw[k].y.val() << self.hw_at[k].val());
+        }
+        for k in (REC_HW - 1)..REC_HW {
+            self.rec.next = self.acc[k].val();
         }
         if self.d_valid.val() {
             self.rsel.d.next = !self.rsel.q.val();

@@ -24,10 +24,10 @@
 //! pipeline must be duplicated per port.
 //!
 //! # Datapath
-//! - **Capture and extract** ([`HopCapture`], its own block so the board's port fronts
-//!   reuse it): frame bytes 16..127 are captured as the beats pass into one of two buffers;
-//!   in the descriptor's clock the parser's hop count and shim position pick the frame's 16
-//!   hop records out of its buffer, giving the record (key, bank, hop count, 16 hops).
+//! - **Input**: the descriptor with its frame's 16 hop records, already extracted by a
+//!   [`HopCapture`](super::hop_capture::HopCapture) in front (the core's, on its one port's
+//!   beats, or each board port's, whose records cross into the core clock): the record is
+//!   key, bank, hop count and 16 hops.
 //! - **Store**: records go into a ring of [`SLOTS`] = 3 (written once, never moved), at
 //!   `head + count`; a record with no room is counted in `lost` (never, by the bound above).
 //! - **Issue**: hop `j` of the head record is selected and registered onto the outputs;
@@ -38,9 +38,9 @@
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
 //! | `clock`, `reset` | in | 1 | synchronous reset of the capture state, the queue and `lost` |
-//! | `tdata`, `tvalid`, `tlast` | in | 64, 1, 1 | the AXI-Stream beats the parser sees (`tdata[7:0]` first on the wire) |
 //! | `d_valid`, `d_ip` | in | 1, 1 | a descriptor, and its class is IP |
-//! | `d_hops`, `d_sc` | in | 5, 2 | the frame's hop count (0 without a shim) and shim position code |
+//! | `d_hops` | in | 5 | the frame's hop count (0 without a shim) |
+//! | `d_rec` | in | 768 | its hop records (`HopCapture`'s `rec`: halfword `k` in bits `16k + 15 : 16k`, hop `j` = halfwords `3j .. 3j + 2`) |
 //! | `d_key`, `d_bank`, `d_epoch` | in | 104, 1, 32 | the flow key, the epoch bank the packet is recorded in and that epoch's number |
 //! | `h_valid` | out | 1 | a hop is issued this clock |
 //! | `h_key` | out | 120 | switch ID (bits 119:104) ++ flow key |
@@ -49,7 +49,7 @@
 //! | `x_path` | out | 256 | the descriptor's path in its own clock: switch ID of hop `j` in bits `16j+15:16j` (bits of absent hops are stale capture; the flow-key table's `path` port) |
 //! | `lost` | out | 32 | records refused for lack of room since reset |
 //! | `idle` | out | 1 | nothing active or queued |
-use super::hop_capture::{HopCapture, HW_PER_HOP, REC_HW};
+use super::hop_capture::{HW_PER_HOP, REC_BITS, REC_HW};
 use crate::arith::Widen;
 use crate::hash::KEY_BITS;
 use crate::parser::konst;
@@ -72,6 +72,12 @@ const RING_HW: usize = SLOTS * REC_HW;
 /// waiting; a 2-hop frame finds 8 hops). The Verilator proof measures 17 on the worst
 /// sequences.
 pub const MAX_WAIT: usize = 17;
+/// Most clocks a hop waits when descriptors may come every clock (the board's four ports
+/// merged into one core: more hops a clock than the one a clock issued): the records ahead
+/// of an accepted one hold at most `QUEUE x 16` hops, then its own 16 and the output
+/// register, so `1 + SLOTS x 16` = 49. A record that finds the ring full is refused whole
+/// and counted in `lost`; its packet still reaches the flow sketches.
+pub const MAX_WAIT_ANY: usize = 1 + SLOTS * HOPS;
 /// Width of the hop key.
 pub const HOP_KEY_BITS: usize = KEY_BITS + 16;
 
@@ -83,13 +89,10 @@ const _: () = assert!(REC_HW == 48 && HW_PER_HOP == 3 && SLOTS == 3);
 pub struct HopSerializer {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub tdata: Signal<In, Bits<64>>,
-    pub tvalid: Signal<In, Bit>,
-    pub tlast: Signal<In, Bit>,
     pub d_valid: Signal<In, Bit>,
     pub d_ip: Signal<In, Bit>,
     pub d_hops: Signal<In, Bits<5>>,
-    pub d_sc: Signal<In, Bits<2>>,
+    pub d_rec: Signal<In, Bits<REC_BITS>>,
     pub d_key: Signal<In, Bits<KEY_BITS>>,
     pub d_bank: Signal<In, Bit>,
     pub d_epoch: Signal<In, Bits<32>>,
@@ -103,8 +106,6 @@ pub struct HopSerializer {
     pub x_path: Signal<Out, Bits<PATH_BITS>>,
     pub lost: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
-    // Capture and extract.
-    cap: HopCapture,
     // The record ring: `count` records from `head`, the head's hop `j` issued next.
     s_n: [DFF<Bits<5>>; SLOTS],
     s_key: [DFF<Bits<KEY_BITS>>; SLOTS],
@@ -135,8 +136,9 @@ pub struct HopSerializer {
     cur_bank: Signal<Local, Bit>,
     cur_epoch: Signal<Local, Bits<32>>,
     cur_hw: [Signal<Local, Bits<16>>; HW_PER_HOP],
-    /// The descriptor's record: its hops from the frame's buffer at its shim position.
+    /// The descriptor's record, halfword by halfword.
     rec: [Signal<Local, Bits<16>>; REC_HW],
+    rec_at: [Constant<Bits<10>>; REC_HW],
     lat_hi: Widen<32, 16>,
     lat_lo: Widen<32, 16>,
     key_sw: Widen<HOP_KEY_BITS, 16>,
@@ -164,13 +166,10 @@ impl Default for HopSerializer {
         HopSerializer {
             clock: Default::default(),
             reset: Default::default(),
-            tdata: Default::default(),
-            tvalid: Default::default(),
-            tlast: Default::default(),
             d_valid: Default::default(),
             d_ip: Default::default(),
             d_hops: Default::default(),
-            d_sc: Default::default(),
+            d_rec: Default::default(),
             d_key: Default::default(),
             d_bank: Default::default(),
             d_epoch: Default::default(),
@@ -184,7 +183,6 @@ impl Default for HopSerializer {
             x_path: Default::default(),
             lost: Default::default(),
             idle: Default::default(),
-            cap: Default::default(),
             s_n: Default::default(),
             s_key: Default::default(),
             s_bank: Default::default(),
@@ -211,6 +209,7 @@ impl Default for HopSerializer {
             cur_epoch: Default::default(),
             cur_hw: Default::default(),
             rec: std::array::from_fn(|_| Default::default()),
+            rec_at: std::array::from_fn(|k| konst!(16 * k)),
             lat_hi: Default::default(),
             lat_lo: Default::default(),
             key_sw: Default::default(),
@@ -257,16 +256,9 @@ impl Logic for HopSerializer {
         }
         // (Array indices below are literals plus loop variables: `#[hdl_gen]` evaluates them
         // from their text, so slot `e`'s hop `jj` is written `e * 48 + jj * 3`.)
-        // ---- Capture, and extract the descriptor's record from its frame's buffer.
-        self.cap.clock.next = self.clock.val();
-        self.cap.reset.next = self.reset.val();
-        self.cap.tdata.next = self.tdata.val();
-        self.cap.tvalid.next = self.tvalid.val();
-        self.cap.tlast.next = self.tlast.val();
-        self.cap.d_valid.next = self.d_valid.val();
-        self.cap.d_sc.next = self.d_sc.val();
+        // ---- The descriptor's record, halfword by halfword.
         for k in 0..REC_HW {
-            self.rec[k].next = self.cap.rec[k].val();
+            self.rec[k].next = self.d_rec.val().get_bits::<16>(self.rec_at[k].val().index());
         }
         // The path: switch IDs (halfword 0 of each hop) side by side.
         for j in 0..HOPS {
