@@ -143,6 +143,11 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "VC709 four-port front: per port parser + hop capture at its MAC clock, IP records through a Gray-pointer FIFO (16 x 1041 bits) into the core clock, round-robin merge of one record a clock at most",
         verilog: crate::board::front::nic_verilog,
     },
+    BlockDef {
+        name: "board_nic",
+        about: "VC709 NIC without vendor IP: the four-port front (parser + hop capture per port, crossing, merge) before the core's sketch half (drain for merged ports), the ports' counters crossed whole and summed into the statistics registers",
+        verilog: crate::board::nic::nic_verilog,
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {

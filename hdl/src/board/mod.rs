@@ -9,8 +9,12 @@
 //! | [`cdc_fifo`] | `CdcFifo<W, N, P>`: a Gray-pointer FIFO from one clock into another, overflow counter and high-water mark |
 //! | [`port_merge`] | `PortMerge<W>`: four record streams into one, round-robin, one a core clock at most |
 //! | [`front`] | `BoardFront`: four port fronts, their FIFOs into the core clock and the merge |
+//! | [`counter_sync`] | `CounterSync<N>`: counters from one clock into another, taken together (a toggle handshake) |
+//! | [`nic`] | `BoardNic`: the board's NIC without vendor IP: the four-port front before the sketch half, the ports' counters summed |
 pub mod cdc_fifo;
+pub mod counter_sync;
 pub mod front;
+pub mod nic;
 pub mod port_front;
 pub mod port_merge;
 pub mod record;
