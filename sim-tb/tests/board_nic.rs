@@ -10,14 +10,14 @@
 //! the order sent), and the statistics registers equal the four ports' frames added up.
 mod core_check;
 
-use core_check::{check_snapshot, packet_of, Expect};
+use core_check::{check_snapshot, drained_records, packet_of, Expect};
 use smartnic::simulator::sim_readout_config;
 use smartnic_contract::geometry::{InsertMode, TowerGeometry};
 use smartnic_contract::regs::{stats, tower as tower_regs};
-use smartnic_driver::access::{AccessError, C2hChannel, RegisterAccess};
+use smartnic_driver::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
 use smartnic_driver::blocks::{DeviceMap, PerSwitchConfig};
 use smartnic_driver::config::write_per_switch_config;
-use smartnic_driver::readout::{read_snapshot, ReadoutConfig, ReadoutPath};
+use smartnic_driver::readout::{read_snapshot, start_ring, ReadoutConfig, ReadoutPath, RecordsVia};
 use smartnic_hdl::board::nic::nic_verilog;
 use smartnic_hdl::board::port_merge::PORTS;
 use smartnic_hdl::hash::key_to_u128;
@@ -68,6 +68,8 @@ struct Ports {
     c2h_tvalid: PortId,
     c2h_tlast: PortId,
     c2h_tready: PortId,
+    ring_tdata: PortId,
+    ring_tvalid: PortId,
     hop_lost: PortId,
 }
 
@@ -92,6 +94,8 @@ impl Ports {
             c2h_tvalid: m.port("c2h_tvalid"),
             c2h_tlast: m.port("c2h_tlast"),
             c2h_tready: m.port("c2h_tready"),
+            ring_tdata: m.port("ring_tdata"),
+            ring_tvalid: m.port("ring_tvalid"),
             hop_lost: m.port("hop_lost"),
         }
     }
@@ -119,6 +123,10 @@ struct Board {
     /// frame, so a readout of 0.7M clocks does not pay for four idle ports' edges).
     macs: bool,
     last_beat: u64,
+    /// The record ring: words arrived and not yet taken, and words taken (the device's
+    /// numbering). Its channel always takes a word.
+    ring: VecDeque<u64>,
+    ring_taken: u32,
 }
 
 impl Board {
@@ -148,11 +156,13 @@ impl Board {
             trailer: false,
             macs: true,
             last_beat: 0,
+            ring: VecDeque::new(),
+            ring_taken: 0,
         };
         for q in [b.axi.awvalid, b.axi.wvalid, b.axi.bready, b.axi.arvalid, b.axi.rready, b.p.c2h_tready] {
             b.m.set(q, 0);
         }
-        b.m.set_by_name("ring_tready", 0);
+        b.m.set_by_name("ring_tready", 1);
         for c in 0..PORTS {
             b.m.set(b.p.tvalid[c], 0);
         }
@@ -272,6 +282,9 @@ impl Board {
             self.by_epoch.entry(e).or_default().push(self.order.len());
             self.order.push(key);
         }
+        if self.m.get(self.p.ring_tvalid) == 1 {
+            self.ring.push_back(self.m.get(self.p.ring_tdata) as u64);
+        }
         let ready = self.armed && !self.trailer;
         self.m.set(self.p.c2h_tready, ready as u128);
         self.m.eval();
@@ -371,6 +384,29 @@ impl RegisterAccess for Board {
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
         Some(self)
     }
+
+    fn ring(&mut self) -> Option<&mut dyn RecordRing> {
+        Some(self)
+    }
+}
+
+impl RecordRing for Board {
+    fn taken(&self) -> u32 {
+        self.ring_taken
+    }
+
+    fn take(&mut self, words: u32, _: Duration) -> Result<Vec<u64>, AccessError> {
+        let mut n = 0;
+        while self.ring.len() < words as usize {
+            self.core_clocks(1);
+            n += 1;
+            if n > MAX_WAIT {
+                return Err(hung("the record ring"));
+            }
+        }
+        self.ring_taken = self.ring_taken.wrapping_add(words);
+        Ok(self.ring.drain(..words as usize).collect())
+    }
 }
 
 impl C2hChannel for Board {
@@ -431,13 +467,15 @@ fn four_ports_to_snapshots_through_the_driver() {
     let ps = PerSwitchConfig { mode, table_threshold: 2, ..PerSwitchConfig::nic_default() };
     assert_eq!(write_per_switch_config(&mut b, &dev, &ps).unwrap(), ps);
     let dev = DeviceMap::discover(&mut b).unwrap();
+    // The inflated-latency records leave on the ring as they are made.
+    assert!(start_ring(&mut b, &dev).unwrap(), "the board has a record ring");
+    let (mut drained, mut model_records) = (Vec::new(), Vec::new());
     // Each epoch: EPOCH_FRAMES frames a port back to back, then the readout, which swaps
     // while the last SWAP_FRAMES of each port are still arriving (so packets land on both
     // sides of the swap); the last epoch is read with the ports quiet.
     const EPOCH_FRAMES: usize = 4_000;
     const SWAP_FRAMES: usize = 1_500;
     const EPOCHS: usize = 3;
-    let mut records = 0;
     for e in 0..=EPOCHS {
         if e < EPOCHS {
             for (c, port) in b.ports.iter_mut().enumerate() {
@@ -459,8 +497,11 @@ fn four_ports_to_snapshots_through_the_driver() {
             let next = b.by_epoch.get(&(e as u32 + 1)).map_or(0, Vec::len);
             assert!(next > 0, "epoch {e}: packets kept arriving after the swap");
         }
+        assert_eq!(st.records_via, Some(RecordsVia::Ring), "epoch {e}: the records came by the ring");
+        assert_eq!(st.records_dropped, Some(0), "epoch {e}: no record dropped");
+        drained.extend(drained_records(&snap));
         let c = check_snapshot(&snap, pk, &b.order, &b.merged, mode, &geometry, ps.table_threshold);
-        records += c.records.len();
+        model_records.extend(c.records.iter().copied());
         eprintln!(
             "epoch {e}: {} packets, {} counters equal, {} hops, {} buckets, {} table entries, \
              {} inflated; stream {:?}",
@@ -479,6 +520,12 @@ fn four_ports_to_snapshots_through_the_driver() {
     let sketched: usize = b.by_epoch.values().map(Vec::len).sum();
     assert_eq!(sketched as u64, b.sent.classes[1], "every IP frame sent is in one epoch");
     assert_eq!(b.m.get(b.p.hop_lost), 0, "no packet's hops were refused");
+    // Every inflated-latency record, in order: the NIC's by the ring, the model's.
+    assert!(model_records.len() > 1_000, "{} records", model_records.len());
+    assert_eq!(drained.len(), model_records.len(), "records");
+    if let Some(i) = (0..drained.len()).find(|&i| drained[i] != model_records[i]) {
+        panic!("record {i}: NIC {:?}, model {:?}", drained[i], model_records[i]);
+    }
     for c in 0..PORTS {
         assert_eq!(b.m.get(b.p.overflow[c]), 0, "port {c}'s crossing FIFO never refused a record");
         assert!(b.ports[c].in_flight.is_empty(), "port {c}: every IP frame sent entered the sketches");
@@ -489,7 +536,10 @@ fn four_ports_to_snapshots_through_the_driver() {
     assert_eq!(got, b.sent.counters(), "frames, sketched, bytes, non-IP, malformed");
     assert!(got[3] > 0 && got[4] > 0, "ARP frames and MAC errors were sent");
     eprintln!(
-        "{} frames ({:?} IP per port), {} core clocks, stats {got:?}, {records} inflated records in the model",
-        got[0], b.by_port, b.core_cycles
+        "{} frames ({:?} IP per port), {} core clocks, stats {got:?}, {} inflated records by the ring",
+        got[0],
+        b.by_port,
+        b.core_cycles,
+        drained.len()
     );
 }

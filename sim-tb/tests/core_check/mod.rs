@@ -421,7 +421,7 @@ fn summary(s: &PerSwitchSection) -> String {
 }
 
 /// The inflated-latency records of a snapshot's records section.
-fn drained_records(snap: &Snapshot) -> Vec<InflatedRecord> {
+pub fn drained_records(snap: &Snapshot) -> Vec<InflatedRecord> {
     let Some(PerSwitchSection::Records { stream }) = snap.per_switch.get(2) else {
         panic!("epoch {}: no records section", snap.epoch)
     };
