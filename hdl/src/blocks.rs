@@ -148,6 +148,21 @@ pub const BLOCKS: &[BlockDef] = &[
         about: "VC709 NIC without vendor IP: the four-port front (parser + hop capture per port, crossing, merge) before the core's sketch half (drain for merged ports), the ports' counters crossed whole and summed into the statistics registers",
         verilog: crate::board::nic::nic_verilog,
     },
+    BlockDef {
+        name: "board_logic",
+        about: "VC709 board logic between the vendor IP: board_nic on the four MACs' receive streams (one 156.25 MHz clock, shared ns time) and XDMA's AXI4-Lite master, its two card-to-host streams widened to 256 bits, the Si5324 bring-up on the 200 MHz clock, resets, LEDs, buttons",
+        verilog: crate::board::logic::nic_verilog,
+    },
+    BlockDef {
+        name: "smartnic_vc709",
+        about: "the VC709 board top: the contract's pins, XDMA (PCIe Gen3 x8, AXI4-Lite master, two C2H channels) and four 10G Ethernet subsystems as black boxes, board_logic between them (constraints/build.tcl's top)",
+        verilog: crate::board::top::top_verilog,
+    },
+    BlockDef {
+        name: "axis_upsize",
+        about: "64-bit AXI-Stream to XDMA's 256-bit card-to-host stream: four words a beat, tlast ends a beat early with tkeep over its words",
+        verilog: || flow::to_verilog("axis_upsize", &mut crate::board::axis_upsize::AxisUpsize::default()),
+    },
 ];
 
 fn hash_verilog() -> Result<String, String> {
@@ -160,6 +175,19 @@ pub fn find(name: &str) -> Result<&'static BlockDef, String> {
         let known: Vec<_> = BLOCKS.iter().map(|b| b.name).collect();
         format!("unknown block `{name}`; known blocks: {}", known.join(", "))
     })
+}
+
+/// Lints block `name`'s generated Verilog at `path` with Verilator. The board top
+/// instantiates vendor IP and primitives it does not define: their port stubs are written
+/// beside it as `<name>.stubs.vh` (not `*.v`, so the Vivado build, which reads every `*.v`
+/// of the directory, never takes a stub for the IP) and read with it.
+pub fn lint(name: &str, path: &Path) -> Result<(), String> {
+    if name != smartnic_contract::board::TOP {
+        return flow::lint(path, &flow::module_name(name));
+    }
+    let stubs = path.with_extension("stubs.vh");
+    flow::write_if_changed(&stubs, &crate::board::top::stubs(true))?;
+    flow::lint_with(path, &[&stubs], name)
 }
 
 /// Generates block `name` into `out_dir/<name>.v` (rewritten only when it changes) and

@@ -132,12 +132,21 @@ pub fn run(cmd: &mut Command) -> Result<String, String> {
 /// Lints one generated file (`verilator --lint-only -Wall` plus [`LINT_WAIVERS`]) with top
 /// module `top`. Any warning not waived is an error whose text is Verilator's.
 pub fn lint(verilog: &Path, top: &str) -> Result<(), String> {
+    lint_with(verilog, &[], top)
+}
+
+/// [`lint`] with more files read beside `verilog` (the board top's black-box stubs).
+pub fn lint_with(verilog: &Path, more: &[&Path], top: &str) -> Result<(), String> {
     let verilator = require_tool("verilator")?;
     let vlt = verilog.with_extension("waivers.vlt");
     write_if_changed(&vlt, &waiver_file())?;
-    run(Command::new(verilator).args(["--lint-only", "-Wall", "--top-module", top]).arg(&vlt).arg(verilog))
-        .map(|_| ())
-        .map_err(|e| format!("lint of {} failed:\n{e}", verilog.display()))
+    run(Command::new(verilator)
+        .args(["--lint-only", "-Wall", "--top-module", top])
+        .arg(&vlt)
+        .arg(verilog)
+        .args(more))
+    .map(|_| ())
+    .map_err(|e| format!("lint of {} failed:\n{e}", verilog.display()))
 }
 
 #[cfg(test)]

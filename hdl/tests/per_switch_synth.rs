@@ -2,14 +2,13 @@
 //! own beyond tables.
 //!
 //! The hop capture (`per_switch::hop_capture`) and the hop serializer
-//! (`per_switch::hop_serializer`): registers and muxes only, no block RAM, no DSP, no
-//! latch. Together they were one block of 4489 LUT and 4629 FF; the capture now sits in
+//! (`per_switch::hop_serializer`): no block RAM, no DSP, no latch. Together they were one block of 4489 LUT and 4629 FF; the capture now sits in
 //! front (the core's, or each board port's), so the serializer takes records.
 //! - Capture: two 112-byte buffers and the descriptor's record out of either at one of
 //!   three shim positions (768 bits, 6:1).
-//! - Serializer: a ring of three 16-hop records, the issued hop out of it (48 bits, 48:1)
-//!   and the registered output. The first version, which moved records down a queue and
-//!   shifted the active one, took 7371 LUT with the capture.
+//! - Serializer: a ring of sixteen 16-hop records in distributed RAM, the issued hop out of
+//!   the head (48 bits, 16:1) and the registered output. The first version, which moved
+//!   records down a queue and shifted the active one, took 7371 LUT with the capture.
 use smartnic_hdl::core_top::big_stack;
 use smartnic_hdl::per_switch::half::PerSwitchHalf;
 use smartnic_hdl::per_switch::hop_capture::HopCapture;
@@ -33,16 +32,18 @@ fn synth_of<B: rust_hdl::prelude::Block>(name: &str, block: &mut B) -> synth::Sy
     r
 }
 
-/// Measured: 2849 LUT, 2958 FF.
+/// Its ring of 16 records of 910 bits is distributed RAM (152 LUT RAM cells: 32 x 6 bits
+/// each). Measured: 929 LUT, 233 FF. With the ring in flops (three slots) it took 2849
+/// LUT and 2958 FF.
 #[test]
 fn hop_serializer_synthesizes_for_xc7() {
     let r = synth_of("hop_serializer", &mut HopSerializer::default());
-    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 0, 0, 0), "{r:?}");
-    synth_util::assert_logic(&r, 2849, 2958);
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (0, 0, 152, 0), "{r:?}");
+    synth_util::assert_logic(&r, 929, 233);
 }
 
-/// Measured: 1648 LUT, 1671 FF (with the serializer's 2849 and 2958: the 4497 and 4629 of
-/// the one block they were).
+/// Measured: 1648 LUT, 1671 FF (with the three-slot serializer's 2849 and 2958: the 4497
+/// and 4629 of the one block they were).
 #[test]
 fn hop_capture_synthesizes_for_xc7() {
     let r = synth_of("hop_capture", &mut HopCapture::default());
@@ -70,14 +71,15 @@ fn record_fifo_synthesizes_for_xc7() {
 
 /// The composed half: the serializer, the latency tower (two 896 KiB banks), the check and
 /// the record buffer, and the payload's delay lines. Its block RAM is exactly its parts'.
-/// Measured: 6668 LUT, 4769 FF, 234 SRL, 412 RAMB36 + 10 RAMB18 (1.5 % of the XC7VX690T's
-/// LUTs, 28.4 % of its block RAM). With the hop capture inside it was 8348 LUT and 6440 FF;
-/// with 352 KiB banks 7591 LUT and 11.4 %.
+/// Measured: 4986 LUT, 2044 FF, 234 SRL, 152 LUT RAM (the serializer's ring), 412 RAMB36
+/// + 10 RAMB18 (1.2 % of the XC7VX690T's LUTs, 28.4 % of its block RAM). With the hop
+/// capture inside and a ring of three slots in flops it was 8348 LUT and 6440 FF; with
+/// 352 KiB banks 7591 LUT and 11.4 %.
 #[test]
 fn per_switch_half_synthesizes_for_xc7() {
     // The half is large (its hash units' terms, the latency tower): build and generate it on
     // a big stack, as the core is.
     let r = big_stack(|| synth_of("per_switch_half", &mut PerSwitchHalf::new().unwrap()));
-    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (412, 3 + 7, 0, 0), "{r:?}");
-    synth_util::assert_logic(&r, 6668, 4769);
+    assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (412, 3 + 7, 152, 0), "{r:?}");
+    synth_util::assert_logic(&r, 4986, 2044);
 }

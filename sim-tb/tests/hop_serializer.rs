@@ -14,7 +14,7 @@
 //!   must issue nothing), random banks.
 use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
-use smartnic_hdl::per_switch::hop_serializer::{HopSerializer, MAX_WAIT};
+use smartnic_hdl::per_switch::hop_serializer::{HopSerializer, MAX_WAIT, MAX_WAIT_ANY, SLOTS};
 mod common;
 use smartnic_sim_tb::capture::CaptureModel;
 use smartnic_sim_tb::{Model, PortId};
@@ -299,4 +299,109 @@ fn every_hop_once_in_order_at_line_rate() {
     let r = run(&mut m, &p, &mut c, &random);
     assert_eq!(r.hops, want);
     eprintln!("random: {} frames, {} hops in {} clocks, max wait {}", r.frames, r.hops, r.clocks, r.max_wait);
+}
+
+/// A record's hops as `d_rec` words: halfword `k` in bits `16k ..`, hop `j` = switch,
+/// latency high, latency low at halfwords `3j ..`.
+fn rec_words(hops: &[(u16, u32)]) -> Vec<u32> {
+    let mut hw = [0u16; 48];
+    for (j, &(s, l)) in hops.iter().enumerate() {
+        hw[3 * j..3 * j + 3].copy_from_slice(&[s, (l >> 16) as u16, l as u16]);
+    }
+    (0..24).map(|i| hw[2 * i] as u32 | (hw[2 * i + 1] as u32) << 16).collect()
+}
+
+/// Behind the board's merge a record may come every clock: records wait in the ring of
+/// `SLOTS` and leave in order, one hop a clock; a record that comes while the ring holds
+/// `SLOTS` records and the head's last hop is not leaving is refused whole and counted.
+/// The test keeps that rule as its own model, clock by clock, and checks every issued hop,
+/// every refusal, and the wait bound `MAX_WAIT_ANY`.
+#[test]
+fn records_every_clock_wait_in_the_ring_or_are_refused_and_counted() {
+    let (mut m, p, _) = model();
+    m.set(p.d_valid, 0);
+    m.set_by_name("reset", 1);
+    m.tick();
+    m.set_by_name("reset", 0);
+    let mut rng = Rng(common::Operands::new(0x51_07));
+    // The model: records accepted and not yet done (hops left, descriptor clock), the
+    // hops due in order.
+    let (mut ring, mut expect): (VecDeque<usize>, VecDeque<(u64, Hop)>) = (VecDeque::new(), VecDeque::new());
+    let (mut head_left, mut refused, mut accepted, mut issued, mut max_wait) =
+        (0usize, 0u64, 0u64, 0u64, 0u64);
+    for clock in 0..60_000u64 {
+        // Bursts of records every clock (16-hop stacks among them), then gaps to drain.
+        let phase = clock % 400;
+        let x = rng.next();
+        let offer = if phase < 200 { !x.is_multiple_of(4) } else { x.is_multiple_of(9) };
+        // The ring's state at the clock's start: the head issues its next hop, and its last
+        // hop leaves this clock.
+        let start_len = ring.len();
+        if start_len > 0 && head_left == 0 {
+            head_left = ring[0];
+        }
+        let pop = start_len > 0 && head_left == 1;
+        if offer {
+            let n = 1 + (x >> 8) as usize % 16;
+            let f = frame(clock, 0, hops(clock, n), true, x >> 20 & 1 == 1);
+            m.set(p.d_valid, 1);
+            m.set(p.d_ip, 1);
+            m.set(p.d_hops, n as u128);
+            m.set_words(p.d_rec, &rec_words(&f.hops));
+            m.set(
+                p.d_key,
+                u128::from_be_bytes({
+                    let mut k = [0u8; 16];
+                    k[3..].copy_from_slice(f.key.as_bytes());
+                    k
+                }),
+            );
+            m.set(p.d_bank, f.bank as u128);
+            m.set(p.d_epoch, clock as u128);
+            if ring.len() < SLOTS || pop {
+                accepted += 1;
+                ring.push_back(n);
+                for (j, &(s, l)) in f.hops.iter().enumerate() {
+                    expect.push_back((clock, (s, l, f.key, f.bank, j + 1 == n, clock as u32)));
+                }
+            } else {
+                refused += 1;
+            }
+        } else {
+            m.set(p.d_valid, 0);
+        }
+        // The head's hop leaves (a record offered this clock waits at least one).
+        if start_len > 0 {
+            head_left -= 1;
+            if head_left == 0 {
+                ring.pop_front();
+            }
+        }
+        m.eval();
+        if m.get(p.h_valid) == 1 {
+            let key = m.get(p.h_key);
+            let mut kb = [0u8; 13];
+            kb.copy_from_slice(&key.to_be_bytes()[3..]);
+            let got: Hop = (
+                m.get(p.h_switch) as u16,
+                m.get(p.h_latency) as u32,
+                FlowKey(kb),
+                m.get(p.h_bank) == 1,
+                m.get(p.h_last) == 1,
+                m.get(p.h_epoch) as u32,
+            );
+            let (at, want) =
+                expect.pop_front().unwrap_or_else(|| panic!("clock {clock}: unexpected hop {got:?}"));
+            assert_eq!(got, want, "hop {issued} (clock {clock})");
+            max_wait = max_wait.max(clock - at);
+            issued += 1;
+        }
+        m.tick();
+    }
+    assert_eq!(m.get(p.lost), refused as u128, "lost counts every refused record");
+    assert!(refused > 100 && accepted > 5_000, "the ring filled: {refused} refused, {accepted} accepted");
+    assert!(max_wait <= MAX_WAIT_ANY as u64, "a hop waited {max_wait} clocks");
+    eprintln!(
+        "records every clock: {accepted} accepted, {refused} refused, {issued} hops, max wait {max_wait}"
+    );
 }

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
             Err(e) => return fail(&e),
         };
         if lint {
-            if let Err(e) = flow::lint(&path, &flow::module_name(name)) {
+            if let Err(e) = blocks::lint(name, &path) {
                 return fail(&e);
             }
         }

@@ -14,9 +14,11 @@
 //! | [`key_table`] | `KeyTable<A>`: the flow-key table (block `key_table`), two ways, two banks, the offer rule and SketchINT's insertion, bit-exact with `host::sketch::key_table::KeyTable` |
 //! | [`half`] | `PerSwitchHalf`: serializer -> latency tower -> inflated-latency check -> record buffer, composed at one hop a clock |
 //! | [`hop_capture`] | `HopCapture`: a frame's 16 INT hop records, captured as the beats pass, handed out in its descriptor's clock |
-//! | [`hop_serializer`] | every hop of an IP packet's INT stack as one (switch ++ flow, latency) insertion a clock |
+//! | [`hop_serializer`] | every hop of an IP packet's INT stack as one (switch ++ flow, latency) insertion a clock, records waiting in a 16-slot ring |
+//! | [`dist_ram`] | `DistRam<W, A>`: distributed RAM, written at the edge, read combinationally (the serializer's ring) |
 
 pub mod cell_step;
+pub mod dist_ram;
 pub mod half;
 pub mod hop_capture;
 pub mod hop_hash;

@@ -76,7 +76,7 @@ pub struct EpochEngine<const CA: usize> {
     idle: DFF<Bits<64>>,
     swap_req: DFF<Bit>,
     clear_req: DFF<Bit>,
-    drain: DFF<Bits<8>>,
+    drain: DFF<Bits<DRAIN_BITS>>,
     clearing: DFF<Bit>,
     caddr: DFF<Bits<CA>>,
     draining: Signal<Local, Bit>,
@@ -85,9 +85,9 @@ pub struct EpochEngine<const CA: usize> {
     start_clear: Signal<Local, Bit>,
     flip: Signal<Local, Bit>,
     inc: Signal<Local, Bits<64>>,
-    drain_len: Constant<Bits<8>>,
-    drain_one: Constant<Bits<8>>,
-    zero8: Constant<Bits<8>>,
+    drain_len: Constant<Bits<DRAIN_BITS>>,
+    drain_one: Constant<Bits<DRAIN_BITS>>,
+    zero_drain: Constant<Bits<DRAIN_BITS>>,
     last: Constant<Bits<CA>>,
     one_ca: Constant<Bits<CA>>,
     one32: Constant<Bits<32>>,
@@ -97,11 +97,16 @@ pub struct EpochEngine<const CA: usize> {
     zero_ca: Constant<Bits<CA>>,
 }
 
+/// Width of the drain counter.
+pub const DRAIN_BITS: usize = 10;
+/// The longest drain the counter holds.
+pub const MAX_DRAIN: usize = (1 << DRAIN_BITS) - 1;
+
 impl<const CA: usize> EpochEngine<CA> {
     /// `drain`: clocks from a packet's ingress cycle to its last write, inclusive (the
-    /// sketches' latency), 1..=255.
+    /// sketches' latency), 1..=[`MAX_DRAIN`].
     pub fn new(drain: usize) -> Self {
-        assert!((1..=255).contains(&drain), "drain {drain} must be 1..=255");
+        assert!((1..=MAX_DRAIN).contains(&drain), "drain {drain} must be 1..={MAX_DRAIN}");
         assert!((1..=24).contains(&CA), "clear address width CA={CA} must be 1..=24");
         EpochEngine {
             clock: Default::default(),
@@ -137,7 +142,7 @@ impl<const CA: usize> EpochEngine<CA> {
             inc: Default::default(),
             drain_len: Constant::new((drain as u64).to_bits()),
             drain_one: Constant::new(1u64.to_bits()),
-            zero8: Constant::new(0u64.to_bits()),
+            zero_drain: Constant::new(0u64.to_bits()),
             last: Constant::new(((1u64 << CA) - 1).to_bits()),
             one_ca: Constant::new(1u64.to_bits()),
             one32: Constant::new(1u64.to_bits()),
@@ -153,7 +158,7 @@ impl<const CA: usize> Logic for EpochEngine<CA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, bank, ep, seq, act, idle, swap_req, clear_req, drain, clearing, caddr);
-        self.draining.next = self.drain.q.val() != self.zero8.val();
+        self.draining.next = self.drain.q.val() != self.zero_drain.val();
         // Requests: a pulse is taken unless the same operation is already pending.
         self.want_swap.next = self.swap_req.q.val() | (self.swap.val() & !self.draining.val());
         self.want_clear.next = self.clear_req.q.val() | (self.clear.val() & !self.clearing.q.val());
@@ -205,7 +210,7 @@ impl<const CA: usize> Logic for EpochEngine<CA> {
             self.idle.d.next = self.zero64.val();
             self.swap_req.d.next = false;
             self.clear_req.d.next = false;
-            self.drain.d.next = self.zero8.val();
+            self.drain.d.next = self.zero_drain.val();
             self.clearing.d.next = false;
             self.caddr.d.next = self.zero_ca.val();
         }
