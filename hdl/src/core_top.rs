@@ -308,7 +308,8 @@ mod tests {
         // The drain is the per-switch half's: a hop issued 17 clocks after its packet's
         // ingress, then the latency tower's 8.
         assert_eq!((HALF_DRAIN, TABLE_DRAIN, CORE_DRAIN), (25, 13, 25));
-        // Behind the board's merged ports a record may wait behind two full ones: 49 + 8.
-        assert_eq!(crate::sketch_core::BOARD_DRAIN, 57);
+        // Behind the board's merged ports a record may wait behind fifteen in the ring:
+        // 1 + 16 x 16 + 8.
+        assert_eq!(crate::sketch_core::BOARD_DRAIN, 265);
     }
 }

@@ -72,7 +72,7 @@ fn record_fifo_synthesizes_for_xc7() {
 /// The composed half: the serializer, the latency tower (two 896 KiB banks), the check and
 /// the record buffer, and the payload's delay lines. Its block RAM is exactly its parts'.
 /// Measured: 4986 LUT, 2044 FF, 234 SRL, 152 LUT RAM (the serializer's ring), 412 RAMB36
-/// + 10 RAMB18 (1.2 % of the XC7VX690T's LUTs, 28.4 % of its block RAM). With the hop
+/// and 10 RAMB18 (1.2 % of the XC7VX690T's LUTs, 28.4 % of its block RAM). With the hop
 /// capture inside and a ring of three slots in flops it was 8348 LUT and 6440 FF; with
 /// 352 KiB banks 7591 LUT and 11.4 %.
 #[test]

@@ -34,6 +34,12 @@ fn main() -> ExitCode {
         println!("{}", synth::SynthReport::table_header());
     }
     for name in &names {
+        if name == smartnic_contract::board::TOP {
+            return fail(&format!(
+                "{name} is our `board_logic` between vendor IP black boxes: synthesize board_logic \
+                 (`hdl/tests/board_top.rs` checks the top's wiring)"
+            ));
+        }
         let result = blocks::generate(name, &out)
             .and_then(|v| synth::synth(&v, name, &flow::module_name(name), &out.join("synth")));
         match result {

@@ -52,9 +52,17 @@ use crate::regs::{AxiLiteSlave, RegMap};
 use crate::sketch::{BitSink, Sink};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
+use smartnic_contract::wire::record::{INFLATED_LEN, WORD};
 
 /// Card-to-host channels: the readout stream and the record ring.
 pub const C2H: usize = 2;
+
+// The record ring has no `tlast`, so its upsizer sends a beat only when four ring words are
+// in. Every record the NIC makes today is an inflated-latency record: 7 stream words, with
+// its padding word 4 ring words, exactly one 256-bit beat; so no record ever waits in the
+// upsizer for the next one, and RING_WORDS never counts a word the host cannot have yet. A
+// record kind of another length must first make the ring writer pad to a beat.
+const _: () = assert!(INFLATED_LEN.div_ceil(WORD).div_ceil(2) * 64 == 256);
 
 /// Verilog of the board's logic (block `board_logic`), built on a large stack.
 pub fn nic_verilog() -> Result<String, String> {
