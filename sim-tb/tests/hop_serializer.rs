@@ -14,6 +14,7 @@
 //!   must issue nothing), random banks.
 use smartnic_contract::FlowKey;
 use smartnic_hdl::flow;
+use smartnic_hdl::hash::key_to_u128;
 use smartnic_hdl::per_switch::hop_serializer::{HopSerializer, MAX_WAIT, MAX_WAIT_ANY, SLOTS};
 mod common;
 use smartnic_sim_tb::capture::CaptureModel;
@@ -97,6 +98,24 @@ struct Ports {
 /// An issued hop: (switch, latency, flow key, bank, last of its frame, epoch).
 type Hop = (u16, u32, FlowKey, bool, bool, u32);
 
+/// The hop on the outputs this clock (`h_valid` high), checked: `h_key`'s top 16 bits are
+/// its switch ID.
+fn read_hop(m: &mut Model, p: &Ports) -> Hop {
+    let key = m.get(p.h_key);
+    let mut kb = [0u8; 13];
+    kb.copy_from_slice(&key.to_be_bytes()[3..]);
+    let got: Hop = (
+        m.get(p.h_switch) as u16,
+        m.get(p.h_latency) as u32,
+        FlowKey(kb),
+        m.get(p.h_bank) == 1,
+        m.get(p.h_last) == 1,
+        m.get(p.h_epoch) as u32,
+    );
+    assert_eq!((key >> 104) as u16, got.0, "h_key's top 16 bits are the switch ID");
+    got
+}
+
 struct Run {
     hops: u64,
     frames: u64,
@@ -146,14 +165,7 @@ fn run(m: &mut Model, p: &Ports, c: &mut CaptureModel, frames: &[Frame]) -> Run 
                 m.set(p.d_valid, 1);
                 m.set(p.d_ip, fr.ip as u128);
                 m.set(p.d_hops, fr.hops.len() as u128);
-                m.set(
-                    p.d_key,
-                    u128::from_be_bytes({
-                        let mut k = [0u8; 16];
-                        k[3..].copy_from_slice(fr.key.as_bytes());
-                        k
-                    }),
-                );
+                m.set(p.d_key, key_to_u128(fr.key.as_bytes()));
                 m.set(p.d_bank, fr.bank as u128);
                 // The epoch number: the frame's index, so a record mixed up with another
                 // frame's shows.
@@ -179,18 +191,7 @@ fn run(m: &mut Model, p: &Ports, c: &mut CaptureModel, frames: &[Frame]) -> Run 
         }
         m.eval();
         if m.get(p.h_valid) == 1 {
-            let key = m.get(p.h_key);
-            let mut kb = [0u8; 13];
-            kb.copy_from_slice(&key.to_be_bytes()[3..]);
-            let got: Hop = (
-                m.get(p.h_switch) as u16,
-                m.get(p.h_latency) as u32,
-                FlowKey(kb),
-                m.get(p.h_bank) == 1,
-                m.get(p.h_last) == 1,
-                m.get(p.h_epoch) as u32,
-            );
-            assert_eq!((key >> 104) as u16, got.0, "h_key's top 16 bits are the switch ID");
+            let got = read_hop(m, p);
             let (at, want) =
                 expect.pop_front().unwrap_or_else(|| panic!("clock {clock}: unexpected hop {got:?}"));
             assert_eq!(got, want, "hop {issued} (clock {clock})");
@@ -348,14 +349,7 @@ fn records_every_clock_wait_in_the_ring_or_are_refused_and_counted() {
             m.set(p.d_ip, 1);
             m.set(p.d_hops, n as u128);
             m.set_words(p.d_rec, &rec_words(&f.hops));
-            m.set(
-                p.d_key,
-                u128::from_be_bytes({
-                    let mut k = [0u8; 16];
-                    k[3..].copy_from_slice(f.key.as_bytes());
-                    k
-                }),
-            );
+            m.set(p.d_key, key_to_u128(f.key.as_bytes()));
             m.set(p.d_bank, f.bank as u128);
             m.set(p.d_epoch, clock as u128);
             if ring.len() < SLOTS || pop {
@@ -379,17 +373,7 @@ fn records_every_clock_wait_in_the_ring_or_are_refused_and_counted() {
         }
         m.eval();
         if m.get(p.h_valid) == 1 {
-            let key = m.get(p.h_key);
-            let mut kb = [0u8; 13];
-            kb.copy_from_slice(&key.to_be_bytes()[3..]);
-            let got: Hop = (
-                m.get(p.h_switch) as u16,
-                m.get(p.h_latency) as u32,
-                FlowKey(kb),
-                m.get(p.h_bank) == 1,
-                m.get(p.h_last) == 1,
-                m.get(p.h_epoch) as u32,
-            );
+            let got = read_hop(&mut m, &p);
             let (at, want) =
                 expect.pop_front().unwrap_or_else(|| panic!("clock {clock}: unexpected hop {got:?}"));
             assert_eq!(got, want, "hop {issued} (clock {clock})");
