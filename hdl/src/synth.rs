@@ -105,6 +105,15 @@ fn script(verilog: &Path, top: &str, stat: &Path) -> String {
     )
 }
 
+/// The cells of module `module` in Yosys' text `stat` output of a design with several
+/// modules (its `=== module ===` section): type -> count; empty if it has none.
+pub fn module_cells(text: &str, module: &str) -> BTreeMap<String, u64> {
+    let Some(at) = text.find(&format!("=== {module} ===")) else { return BTreeMap::new() };
+    let section = &text[at..];
+    let end = section.find('\n').and_then(|nl| section[nl..].find("\n===").map(|e| e + nl));
+    parse_stat(&section[..end.unwrap_or(section.len())])
+}
+
 /// Parses the cell list of Yosys' text `stat` output.
 fn parse_stat(text: &str) -> BTreeMap<String, u64> {
     let mut cells = BTreeMap::new();

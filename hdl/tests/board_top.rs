@@ -5,8 +5,7 @@
 //! signal with two drivers, none read and never driven, no logic loop).
 use smartnic_contract::board::{PORTS, TOP};
 use smartnic_hdl::board::top::{black_boxes, module_ports, stubs};
-use smartnic_hdl::{blocks, flow};
-use std::collections::BTreeMap;
+use smartnic_hdl::{blocks, flow, synth};
 use std::process::Command;
 
 /// Generates and lints the top into its own directory; returns the file's text and path.
@@ -16,35 +15,6 @@ fn generated() -> (String, std::path::PathBuf) {
     let path = blocks::generate(TOP, &dir).unwrap_or_else(|e| panic!("{e}"));
     blocks::lint(TOP, &path).unwrap_or_else(|e| panic!("{e}"));
     (std::fs::read_to_string(&path).unwrap(), path)
-}
-
-/// The cells of module `m` in Yosys' `stat` text: type -> count.
-fn cells_of(stat: &str, m: &str) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    let Some(at) = stat.find(&format!("=== {m} ===")) else { return out };
-    let section = &stat[at..];
-    let end = section
-        .find('\n')
-        .and_then(|nl| section[nl..].find("\n===").map(|e| e + nl))
-        .unwrap_or(section.len());
-    let mut in_cells = false;
-    for line in section[..end].lines() {
-        let t = line.trim();
-        if t.starts_with("Number of cells:") {
-            in_cells = true;
-            continue;
-        }
-        if in_cells {
-            let mut parts = t.split_whitespace();
-            match (parts.next(), parts.next()) {
-                (Some(name), Some(n)) => {
-                    out.insert(name.to_string(), n.parse().unwrap_or(0));
-                }
-                _ => break,
-            }
-        }
-    }
-    out
 }
 
 #[test]
@@ -82,7 +52,7 @@ fn the_board_top_is_the_pin_table_the_ip_and_our_logic_wired() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let cells = cells_of(&std::fs::read_to_string(&stat).unwrap(), TOP);
+    let cells = synth::module_cells(&std::fs::read_to_string(&stat).unwrap(), TOP);
     let count = |m: &str| cells.get(m).copied().unwrap_or(0);
     assert_eq!(
         (count("xdma_0"), count("eth_shared"), count("eth_port"), count("IBUFDS"), count("IBUFDS_GTE2")),
