@@ -3,14 +3,16 @@
 //! MAC clock (156.25 MHz +- 3 %, random phases) against a 250 MHz core clock, minimum
 //! frames back to back on all four at once (the adversarial trace: packets of one flow 1 to
 //! 16 apart, INT stacks of up to the 2 hops a minimum frame holds, plus ARP frames and MAC
-//! errors), snapshots taken by the driver's own `read_snapshot` over the AXI4-Lite bus and
+//! errors) and, in one epoch, generated traffic of INT stacks of 1 to 16 hops back to back
+//! on all four (bursts of deep stacks the serializer's ring must hold: no hop may be
+//! refused), snapshots taken by the driver's own `read_snapshot` over the AXI4-Lite bus and
 //! the readout stream while the ports keep sending. Every snapshot's tower, SuMax, latency
 //! tower and key table equal the software models fed the packets in the order the merge
 //! gave them (the monitor names each packet's port, and each port's packets must come in
 //! the order sent), and the statistics registers equal the four ports' frames added up.
 mod core_check;
 
-use core_check::{check_snapshot, drained_records, packet_of, Expect};
+use core_check::{check_snapshot, drained_records, generated_trace, packet_of, Expect};
 use smartnic::simulator::sim_readout_config;
 use smartnic_contract::geometry::{InsertMode, TowerGeometry};
 use smartnic_contract::regs::{stats, tower as tower_regs};
@@ -48,6 +50,9 @@ struct Port {
     frames: VecDeque<SimFrame>,
     cur: Option<(SimFrame, usize)>,
     in_flight: VecDeque<SimFrame>,
+    /// Idle beats after each frame (0: back to back), and those still owed.
+    gap: usize,
+    idle: usize,
 }
 
 struct Ports {
@@ -235,6 +240,11 @@ impl Board {
     /// Port `c`'s next beat, back to back.
     fn drive(&mut self, c: usize) {
         let port = &mut self.ports[c];
+        if port.idle > 0 {
+            port.idle -= 1;
+            self.m.set(self.p.tvalid[c], 0);
+            return;
+        }
         if port.cur.is_none() {
             port.cur = port.frames.pop_front().map(|f| (f, 0));
         }
@@ -255,6 +265,7 @@ impl Board {
         self.last_beat = self.core_cycles;
         *i += 1;
         if last {
+            port.idle = port.gap;
             let (f, _) = port.cur.take().unwrap();
             self.sent.add(&f);
             if packet_of(&f).is_ok() {
@@ -433,9 +444,19 @@ impl C2hChannel for Board {
     }
 }
 
-/// Port `c`'s traffic in epoch `e`: the adversarial trace of its own seed (its own flows),
-/// every 37th frame an ARP frame and every 53rd one with a MAC error.
+/// The epoch of deep INT stacks, and the idle beats after each of its frames.
+const DEEP_EPOCH: usize = 2;
+const DEEP_GAP: usize = 24;
+
+/// Port `c`'s traffic in epoch `e`: in epoch [`DEEP_EPOCH`] a generated trace of its own
+/// seed (INT stacks of 1 to 16 hops, IPv6, VLAN tags, ARP frames), so the four ports' deep
+/// stacks arrive in bursts the serializer's ring must hold; else the adversarial trace of
+/// its own seed (its own flows), every 37th frame an ARP frame and every 53rd one with a
+/// MAC error.
 fn traffic(c: usize, e: usize, frames: usize) -> VecDeque<SimFrame> {
+    if e == DEEP_EPOCH {
+        return generated_trace(0xDEE9 + c as u64, frames as u64).into_iter().take(frames).collect();
+    }
     let mut src = Adversarial::new(0xB0A2D + (e * PORTS + c) as u64, 8);
     (0..frames)
         .map(|n| {
@@ -480,6 +501,9 @@ fn four_ports_to_snapshots_through_the_driver() {
         if e < EPOCHS {
             for (c, port) in b.ports.iter_mut().enumerate() {
                 port.frames.extend(traffic(c, e, EPOCH_FRAMES));
+                // Deep stacks: 8.5 hops a packet on average, the four ports' hops under
+                // the one a core clock the latency tower takes, arriving in bursts.
+                port.gap = if e == DEEP_EPOCH { DEEP_GAP } else { 0 };
             }
             b.start_macs(&mut r);
             while b.queued() > PORTS * SWAP_FRAMES {
