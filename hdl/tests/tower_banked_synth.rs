@@ -20,10 +20,12 @@ fn run(name: &str) -> synth::SynthReport {
 /// tower's 1500-LUT budget + 600. Measured with the engine and the `TowerWindow` around
 /// `TowerPipeline<.., TWO_BANKS>` and its minimum chain (the estimate of CM packets too):
 /// 1878 LUT, 1068 FF, 66 CARRY4, 15 SRL (1739 LUT, 1040 FF, 60 CARRY4 before the chain).
+/// With the engine's drain counter at 10 bits (the board's 265-clock drain): 1819 LUT, 1070
+/// FF, 67 CARRY4 (Yosys maps the wider count-down differently; fewer LUTs).
 #[test]
 fn tower_banked_synthesizes_for_xc7_with_twice_the_rams() {
     let r = run("tower_banked");
     assert_eq!((r.ramb36, r.ramb18, r.lutram, r.dsp48), (86, 10, 0, 0), "{r:?}");
     assert!(r.lut <= 2100, "{r:?}");
-    synth_util::assert_logic(&r, 1878, 1068);
+    synth_util::assert_logic(&r, 1819, 1070);
 }
