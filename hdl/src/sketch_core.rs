@@ -29,8 +29,10 @@
 //! - **Per-switch half** ([`PerSwitchHalf`]): the packet's hop records (`i_rec`, captured in
 //!   front) in the ingress clock, so it takes, for each packet, the bank and EPOCH the flow
 //!   sketches take in the same clock: a swap never splits a packet's hops from its flow
-//!   counters. Its hops land at most [`HALF_DRAIN`] = 25 clocks after ingress (the
-//!   serializer's 17-clock bound plus the latency tower's 8), which is the engine's drain.
+//!   counters. Behind one port its hops land at most [`HALF_DRAIN`] = 25 clocks after
+//!   ingress (the serializer's 17-clock bound plus the latency tower's 8), which is then the
+//!   engine's drain ([`CORE_DRAIN`]); behind the board's merged ports a record may wait
+//!   behind fifteen in the serializer's ring, and the drain is [`BOARD_DRAIN`] = 265.
 //! - **Flow-key table** ([`KeyTable`]): each IP packet at the flow tower's `done`, with the
 //!   tower's estimate after its insertion and its key, bank, hop count and path (the
 //!   serializer's `x_path` in the ingress clock) from a 7-deep line beside the tower; last
@@ -77,7 +79,7 @@
 //! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
 //! | `c2h_tdata`, `c2h_tvalid`, `c2h_tlast`, `c2h_tready` | out, out, out, in | 64, 1, 1, 1 | the readout stream ([`StreamEngine`]): one stream per START of the stream block, `c2h_tlast` on its trailer; the channel may hold `c2h_tready` low for any time |
 //! | `ring_tdata`, `ring_tvalid`, `ring_tready` | out, out, in | 64, 1, 1 | the record ring ([`RingWriter`]): while RING_CONTROL's ENABLE is set, every record as the buffer has it (`contract::wire::record_ring`); the channel may hold `ring_tready` low, then the buffer fills and counts what it drops |
-//! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never, by its bound; the tests assert it) |
+//! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never behind one port, by its bound; behind the board's ports only above one hop a clock) |
 //!
 //! Latency: both sketches' counters are final [`CORE_DRAIN`] clocks after ingress.
 use crate::arith::delay_bin::{self, DelayBin};

@@ -20,12 +20,15 @@
 //!   quarter of the 250 MHz core clock; `board::front`). The record's hop records wait one
 //!   clock in a flop beside the ingress flop, so the sketch half gets them in the ingress
 //!   clock, as the core's capture gives them.
-//! - **Hops**: the per-switch half takes one hop a clock. Four ports can bring more (16-hop
-//!   stacks in minimum frames on all four: 2.2 a core clock), so a packet's hop records
-//!   wait in the serializer's ring of three records; a packet that finds it full keeps its
-//!   flow counts but its hops are refused whole and counted (`hop_lost`). The epoch
-//!   engine's drain is [`BOARD_DRAIN`], the bound for a record a clock, so a swap never
-//!   splits a packet's hops from its flow counters.
+//! - **Hops**: the per-switch half takes one hop a clock, and the four ports' records come
+//!   in bursts (one from each port in consecutive clocks), so a packet's hop records wait in
+//!   the serializer's ring of sixteen records. Under one hop a clock on average none is
+//!   lost (the Verilator test: deep stacks on all four ports; with a ring of two, minimum
+//!   frames of two hops already lose some). Four ports can bring more than one a clock
+//!   (16-hop stacks in minimum frames on all four: 2.2 a core clock); then a packet that
+//!   finds the ring full keeps its flow counts but its hops are refused whole and counted
+//!   (`hop_lost`, LED 6). The epoch engine's drain is [`BOARD_DRAIN`], the ring's bound for
+//!   a record a clock, so a swap never splits a packet's hops from its flow counters.
 //! - **Statistics** (contract `regs::stats`): each port's five counters (frames, IP,
 //!   non-IP, malformed, bytes) cross into the core clock together ([`CounterSync`]), and
 //!   FRAMES, NON_IP, MALFORMED and BYTES are the four ports' sums, a clock later. SKETCHED is
