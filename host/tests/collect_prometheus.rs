@@ -48,7 +48,8 @@ fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// `GET path` on `127.0.0.1:port`; the body, or None while nothing answers.
+/// `GET path` on `127.0.0.1:port`; the body of a 200 answer, or None while nothing answers
+/// or the server is not ready (Prometheus answers 503 Service Unavailable while it starts).
 fn http_get(port: u16, path: &str) -> Option<String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
@@ -56,7 +57,8 @@ fn http_get(port: u16, path: &str) -> Option<String> {
     let mut out = String::new();
     s.read_to_string(&mut out).ok()?;
     let (head, body) = out.split_once("\r\n\r\n")?;
-    head.starts_with("HTTP/1.").then(|| body.to_owned())
+    let status = head.strip_prefix("HTTP/1.")?.split_whitespace().nth(1)?;
+    (status == "200").then(|| body.to_owned())
 }
 
 /// Percent-encodes a PromQL query for a URL.
