@@ -181,8 +181,11 @@ fn nfacctd_decodes_every_record_as_the_report_says() {
             .expect("start nfacctd"),
     );
     let log = d.join("nfacctd.log");
+    // Listening means both: the log says so, and the port is taken (a datagram sent before
+    // nfacctd binds it is lost, and the records would never come).
     wait_for(d, "nfacctd listening", || {
-        std::fs::read_to_string(&log).ok()?.contains("waiting for NetFlow/IPFIX data").then_some(())
+        let said = std::fs::read_to_string(&log).ok()?.contains("waiting for NetFlow/IPFIX data");
+        (said && UdpSocket::bind(("127.0.0.1", port)).is_err()).then_some(())
     });
 
     let mut args = vec!["snapshot", "export"];
