@@ -14,7 +14,8 @@ fn every_block_generates_and_lints_clean() {
     let dir = out_dir("lint");
     for b in blocks::BLOCKS {
         let path = blocks::generate(b.name, &dir).unwrap();
-        flow::lint(&path, &flow::module_name(b.name)).unwrap_or_else(|e| panic!("{e}"));
+        // The registry's own lint: the board top with its vendor IP's port stubs.
+        blocks::lint(b.name, &path).unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
