@@ -171,8 +171,13 @@ fn xdma_stream(c2h: bool, n: usize) -> Vec<(Dir, usize, String)> {
 
 /// Every module the top instantiates and does not define, with its ports in the wrapper's
 /// order. XDMA's streams come channel by channel (C2H 0, H2C 0, C2H 1), as its wrapper
-/// lists them.
-pub fn black_boxes() -> Vec<BlackBox> {
+/// lists them. Built once: the stream ports' names are made here and kept.
+pub fn black_boxes() -> &'static [BlackBox] {
+    static BOXES: std::sync::OnceLock<Vec<BlackBox>> = std::sync::OnceLock::new();
+    BOXES.get_or_init(build_black_boxes)
+}
+
+fn build_black_boxes() -> Vec<BlackBox> {
     let leak = |v: Vec<(Dir, usize, String)>| -> Vec<BoxPort> {
         v.into_iter().map(|(d, w, n)| (d, w, &*Box::leak(n.into_boxed_str()))).collect()
     };
@@ -431,19 +436,17 @@ fn top_module(logic_ports: &[String]) -> Result<String, String> {
     let mut body = String::new();
     for mut inst in insts {
         let b = boxes.iter().find(|b| b.module == inst.module).expect("a black box");
-        let ports: Vec<(Dir, usize, String)> =
-            b.ports.iter().map(|&(d, w, n)| (d, w, n.to_string())).collect();
-        for (d, w, n) in &ports {
+        for &(d, w, n) in &b.ports {
             if !inst.conn.contains_key(n) {
-                if *d != Dir::Out {
+                if d != Dir::Out {
                     return Err(format!("{} ({}): input {n} is not connected", inst.name, inst.module));
                 }
                 let wire = format!("unused_{}_{n}", inst.name);
-                unused.push((*w, wire.clone()));
-                inst.conn.insert(n.clone(), wire);
+                unused.push((w, wire.clone()));
+                inst.conn.insert(n.to_string(), wire);
             }
         }
-        write_instance(&mut body, &inst, ports.iter().map(|p| p.2.as_str()))?;
+        write_instance(&mut body, &inst, b.ports.iter().map(|p| p.2))?;
     }
     write_instance(&mut body, &logic, logic_ports.iter().map(String::as_str))?;
 
