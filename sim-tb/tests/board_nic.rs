@@ -10,9 +10,13 @@
 //! tower and key table equal the software models fed the packets in the order the merge
 //! gave them (the monitor names each packet's port, and each port's packets must come in
 //! the order sent), and the statistics registers equal the four ports' frames added up.
+mod board_bench;
 mod core_check;
 
-use core_check::{check_snapshot, drained_records, generated_trace, packet_of, Expect};
+use board_bench::{
+    hung, traffic, BusBench, Clock, Entered, Port, CORE_PS, DEEP_EPOCH, DEEP_GAP, MAC_PS, MAX_WAIT,
+};
+use core_check::{check_snapshot, drained_records, Expect};
 use smartnic::simulator::sim_readout_config;
 use smartnic_contract::geometry::{InsertMode, TowerGeometry};
 use smartnic_contract::regs::{stats, tower as tower_regs};
@@ -22,38 +26,11 @@ use smartnic_driver::config::write_per_switch_config;
 use smartnic_driver::readout::{read_snapshot, start_ring, ReadoutConfig, ReadoutPath, RecordsVia};
 use smartnic_hdl::board::nic::nic_verilog;
 use smartnic_hdl::board::port_merge::PORTS;
-use smartnic_hdl::hash::key_to_u128;
 use smartnic_hdl::regs::RegMap;
-use smartnic_sim_tb::frames::Adversarial;
 use smartnic_sim_tb::simbar::{AxiLitePorts, Rng};
-use smartnic_sim_tb::simnic::SimFrame;
 use smartnic_sim_tb::{Model, PortId};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
-
-/// The core clock's period (250 MHz) and the MAC clocks' nominal one (156.25 MHz), in ps.
-const CORE_PS: u64 = 4_000;
-const MAC_PS: u64 = 6_400;
-/// Core clocks a register access or a stream may take before the bench calls it hung.
-const MAX_WAIT: u64 = 4_000_000;
-
-struct Clock {
-    half_ps: u64,
-    next_ps: u64,
-    high: bool,
-}
-
-/// One port's traffic: frames to send, the one being sent (and its next beat), and the IP
-/// frames sent but not yet seen entering the sketches.
-#[derive(Default)]
-struct Port {
-    frames: VecDeque<SimFrame>,
-    cur: Option<(SimFrame, usize)>,
-    in_flight: VecDeque<SimFrame>,
-    /// Idle beats after each frame (0: back to back), and those still owed.
-    gap: usize,
-    idle: usize,
-}
 
 struct Ports {
     mac_clock: [PortId; PORTS],
@@ -116,10 +93,7 @@ struct Board {
     core_cycles: u64,
     /// Every frame sent (for the statistics), and the sketched ones in merge order.
     sent: Expect,
-    merged: Expect,
-    order: Vec<u128>,
-    by_epoch: BTreeMap<u32, Vec<usize>>,
-    by_port: [u64; PORTS],
+    entered: Entered,
     /// The card-to-host stream: a host buffer posted, the words arrived, the trailer seen.
     armed: bool,
     c2h: Vec<u64>,
@@ -141,7 +115,7 @@ impl Board {
         let clocks = (0..=PORTS)
             .map(|c| {
                 let t = if c < PORTS { MAC_PS * (970 + r.below(61)) / 1000 } else { CORE_PS };
-                Clock { half_ps: t / 2, next_ps: r.below(t), high: false }
+                Clock::new(t, r.below(t))
             })
             .collect();
         let mut b = Board {
@@ -152,10 +126,7 @@ impl Board {
             ports: Default::default(),
             core_cycles: 0,
             sent: Expect::default(),
-            merged: Expect::default(),
-            order: Vec::new(),
-            by_epoch: BTreeMap::new(),
-            by_port: [0; PORTS],
+            entered: Entered::default(),
             armed: false,
             c2h: Vec::new(),
             trailer: false,
@@ -239,38 +210,20 @@ impl Board {
 
     /// Port `c`'s next beat, back to back.
     fn drive(&mut self, c: usize) {
-        let port = &mut self.ports[c];
-        if port.idle > 0 {
-            port.idle -= 1;
-            self.m.set(self.p.tvalid[c], 0);
-            return;
-        }
-        if port.cur.is_none() {
-            port.cur = port.frames.pop_front().map(|f| (f, 0));
-        }
-        let Some((f, i)) = &mut port.cur else {
+        let (beat, done) = self.ports[c].beat(None);
+        let Some(beat) = beat else {
             self.m.set(self.p.tvalid[c], 0);
             return;
         };
-        let chunk = &f.data[8 * *i..f.data.len().min(8 * *i + 8)];
-        let last = 8 * *i + 8 >= f.data.len();
-        let mut w = [0u8; 8];
-        w[..chunk.len()].copy_from_slice(chunk);
-        self.m.set(self.p.tdata[c], u64::from_le_bytes(w) as u128);
-        self.m.set(self.p.tkeep[c], (1u128 << chunk.len()) - 1);
-        self.m.set(self.p.tlast[c], last as u128);
-        self.m.set(self.p.tuser[c], (last && f.tuser) as u128);
+        self.m.set(self.p.tdata[c], beat.data as u128);
+        self.m.set(self.p.tkeep[c], beat.keep as u128);
+        self.m.set(self.p.tlast[c], beat.last as u128);
+        self.m.set(self.p.tuser[c], beat.user as u128);
         self.m.set(self.p.tvalid[c], 1);
-        self.m.set(self.p.now[c], f.ts_ns as u128);
+        self.m.set(self.p.now[c], beat.ts_ns as u128);
         self.last_beat = self.core_cycles;
-        *i += 1;
-        if last {
-            port.idle = port.gap;
-            let (f, _) = port.cur.take().unwrap();
+        if let Some(f) = done {
             self.sent.add(&f);
-            if packet_of(&f).is_ok() {
-                port.in_flight.push_back(f);
-            }
         }
     }
 
@@ -283,15 +236,7 @@ impl Board {
                 self.m.get(self.p.mon_epoch) as u32,
                 self.m.get(self.p.mon_port) as usize,
             );
-            let f = self.ports[c].in_flight.pop_front().unwrap_or_else(|| {
-                panic!("port {c}: a packet entered the sketches that the port has not sent")
-            });
-            let want = key_to_u128(packet_of(&f).unwrap().key.as_bytes());
-            assert_eq!(key, want, "port {c}: packet {} out of order", self.by_port[c]);
-            self.by_port[c] += 1;
-            self.merged.add(&f);
-            self.by_epoch.entry(e).or_default().push(self.order.len());
-            self.order.push(key);
+            self.entered.enter(&mut self.ports, key, e, c);
         }
         if self.m.get(self.p.ring_tvalid) == 1 {
             self.ring.push_back(self.m.get(self.p.ring_tdata) as u64);
@@ -306,30 +251,21 @@ impl Board {
     }
 
     fn queued(&self) -> usize {
-        self.ports.iter().map(|p| p.frames.len() + p.cur.is_some() as usize).sum()
-    }
-
-    /// One AXI4-Lite handshake: raises `valid` (after setting the channel's inputs) and runs
-    /// core clocks until `ready` is seen before an edge.
-    fn handshake(&mut self, valid: PortId, ready: PortId, what: &str) -> Result<(), AccessError> {
-        self.m.set(valid, 1);
-        for _ in 0..MAX_WAIT {
-            self.m.eval();
-            let r = self.m.get(ready) == 1;
-            self.core_clocks(1);
-            if r {
-                self.m.set(valid, 0);
-                return Ok(());
-            }
-        }
-        Err(hung(what))
+        self.ports.iter().map(Port::queued).sum()
     }
 }
 
-fn hung(what: &str) -> AccessError {
-    AccessError::Io {
-        what: what.to_string(),
-        source: std::io::Error::new(std::io::ErrorKind::TimedOut, "the board's bus did not answer"),
+impl BusBench for Board {
+    fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    fn axi(&self) -> AxiLitePorts {
+        self.axi
+    }
+
+    fn core_clocks(&mut self, n: u64) {
+        Board::core_clocks(self, n)
     }
 }
 
@@ -339,57 +275,11 @@ impl RegisterAccess for Board {
     }
 
     fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
-        let a = self.axi;
-        self.m.set(a.araddr, offset as u128);
-        self.handshake(a.arvalid, a.arready, "AR")?;
-        self.m.set(a.rready, 1);
-        for _ in 0..MAX_WAIT {
-            self.m.eval();
-            let (v, d) = (self.m.get(a.rvalid) == 1, self.m.get(a.rdata) as u32);
-            self.core_clocks(1);
-            if v {
-                self.m.set(a.rready, 0);
-                return Ok(d);
-            }
-        }
-        Err(hung("R"))
+        board_bench::read32(self, offset)
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
-        let a = self.axi;
-        self.m.set(a.awaddr, offset as u128);
-        self.m.set(a.wdata, value as u128);
-        self.m.set(a.wstrb, 0xF);
-        // AW and W together, each held until its own handshake.
-        let (mut aw, mut w) = (false, false);
-        self.m.set(a.awvalid, 1);
-        self.m.set(a.wvalid, 1);
-        for _ in 0..MAX_WAIT {
-            self.m.eval();
-            let (aw_hs, w_hs) = (!aw && self.m.get(a.awready) == 1, !w && self.m.get(a.wready) == 1);
-            self.core_clocks(1);
-            aw |= aw_hs;
-            w |= w_hs;
-            self.m.set(a.awvalid, !aw as u128);
-            self.m.set(a.wvalid, !w as u128);
-            if aw && w {
-                break;
-            }
-        }
-        if !(aw && w) {
-            return Err(hung("AW/W"));
-        }
-        self.m.set(a.bready, 1);
-        for _ in 0..MAX_WAIT {
-            self.m.eval();
-            let v = self.m.get(a.bvalid) == 1;
-            self.core_clocks(1);
-            if v {
-                self.m.set(a.bready, 0);
-                return Ok(());
-            }
-        }
-        Err(hung("B"))
+        board_bench::write32(self, offset, value)
     }
 
     fn c2h(&mut self) -> Option<&mut dyn C2hChannel> {
@@ -444,33 +334,6 @@ impl C2hChannel for Board {
     }
 }
 
-/// The epoch of deep INT stacks, and the idle beats after each of its frames.
-const DEEP_EPOCH: usize = 2;
-const DEEP_GAP: usize = 24;
-
-/// Port `c`'s traffic in epoch `e`: in epoch [`DEEP_EPOCH`] a generated trace of its own
-/// seed (INT stacks of 1 to 16 hops, IPv6, VLAN tags, ARP frames), so the four ports' deep
-/// stacks arrive in bursts the serializer's ring must hold; else the adversarial trace of
-/// its own seed (its own flows), every 37th frame an ARP frame and every 53rd one with a
-/// MAC error.
-fn traffic(c: usize, e: usize, frames: usize) -> VecDeque<SimFrame> {
-    if e == DEEP_EPOCH {
-        return generated_trace(0xDEE9 + c as u64, frames as u64).into_iter().take(frames).collect();
-    }
-    let mut src = Adversarial::new(0xB0A2D + (e * PORTS + c) as u64, 8);
-    (0..frames)
-        .map(|n| {
-            let mut f = src.next().unwrap();
-            if n % 37 == 36 {
-                f.data[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
-            } else if n % 53 == 52 {
-                f.tuser = true;
-            }
-            f
-        })
-        .collect()
-}
-
 #[test]
 fn four_ports_to_snapshots_through_the_driver() {
     let v = nic_verilog().unwrap_or_else(|e| panic!("{e}"));
@@ -515,16 +378,24 @@ fn four_ports_to_snapshots_through_the_driver() {
         let busy = b.macs;
         let (snap, st) = read_snapshot(&mut b, &dev, &cfg).unwrap_or_else(|err| panic!("epoch {e}: {err}"));
         assert_eq!(snap.epoch as usize, e, "epochs are read in order");
-        let pk = b.by_epoch.get(&(e as u32)).map_or(&[][..], Vec::as_slice);
+        let pk = b.entered.epoch(e as u32);
         assert!(pk.len() > PORTS * SWAP_FRAMES / 2, "epoch {e}: {} packets", pk.len());
         if busy {
-            let next = b.by_epoch.get(&(e as u32 + 1)).map_or(0, Vec::len);
+            let next = b.entered.epoch(e as u32 + 1).len();
             assert!(next > 0, "epoch {e}: packets kept arriving after the swap");
         }
         assert_eq!(st.records_via, Some(RecordsVia::Ring), "epoch {e}: the records came by the ring");
         assert_eq!(st.records_dropped, Some(0), "epoch {e}: no record dropped");
         drained.extend(drained_records(&snap));
-        let c = check_snapshot(&snap, pk, &b.order, &b.merged, mode, &geometry, ps.table_threshold);
+        let c = check_snapshot(
+            &snap,
+            pk,
+            &b.entered.order,
+            &b.entered.merged,
+            mode,
+            &geometry,
+            ps.table_threshold,
+        );
         model_records.extend(c.records.iter().copied());
         eprintln!(
             "epoch {e}: {} packets, {} counters equal, {} hops, {} buckets, {} table entries, \
@@ -541,7 +412,7 @@ fn four_ports_to_snapshots_through_the_driver() {
     // The ports' counters reach the core clock only while the MAC clocks run.
     b.start_macs(&mut r);
     b.core_clocks(200);
-    let sketched: usize = b.by_epoch.values().map(Vec::len).sum();
+    let sketched = b.entered.total();
     assert_eq!(sketched as u64, b.sent.classes[1], "every IP frame sent is in one epoch");
     assert_eq!(b.m.get(b.p.hop_lost), 0, "no packet's hops were refused");
     // Every inflated-latency record, in order: the NIC's by the ring, the model's.
@@ -562,7 +433,7 @@ fn four_ports_to_snapshots_through_the_driver() {
     eprintln!(
         "{} frames ({:?} IP per port), {} core clocks, stats {got:?}, {} inflated records by the ring",
         got[0],
-        b.by_port,
+        b.entered.by_port,
         b.core_cycles,
         drained.len()
     );

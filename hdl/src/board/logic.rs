@@ -42,6 +42,8 @@
 //! | `scl_low`, `sda_low`, `scl_in`, `sda_in`, `i2c_rst_n` | | 1 | the I2C bus (open drain) and the mux's and Si5324's reset |
 //! | `eth_reset` | out | 1 | the 10G subsystem's reset: held until the Si5324 is programmed (its reference clock is not 156.25 MHz before) |
 //! | `btn$i`, `led$i` | in, out | 1 | the five buttons, the eight LEDs |
+//! | `mon_valid`, `mon_key`, `mon_epoch`, `mon_port` | out | 1, 104, 32, 2 | test taps (core clock): a packet entering the sketches, its key, epoch and port; unconnected in the board top |
+//! | `now` | out | 64 | test tap (MAC clock): the ports' time in ns, which each parser samples with a frame's first beat; unconnected in the board top |
 use super::axis_upsize::AxisUpsize;
 use super::nic::BoardNic;
 use super::ns_clock::NsClock;
@@ -123,6 +125,11 @@ pub struct BoardLogic {
     pub eth_reset: Signal<Out, Bit>,
     pub btn: [Signal<In, Bit>; 5],
     pub led: [Signal<Out, Bit>; 8],
+    pub mon_valid: Signal<Out, Bit>,
+    pub mon_key: Signal<Out, Bits<104>>,
+    pub mon_epoch: Signal<Out, Bits<32>>,
+    pub mon_port: Signal<Out, Bits<2>>,
+    pub now: Signal<Out, Bits<64>>,
     nic: BoardNic,
     ns: NsClock,
     up: [AxisUpsize; C2H],
@@ -135,10 +142,7 @@ pub struct BoardLogic {
     sink_btn: [BitSink; 4],
     sink_step: Sink<{ si5324_init::STEP_BITS }>,
     sink_mon: [BitSink; 4],
-    sink_flags: [BitSink; 3],
-    sink_key: Sink<104>,
-    sink_epoch: Sink<31>,
-    sink_port: Sink<2>,
+    sink_flags: [BitSink; 2],
     sink_over: [Sink<32>; PORTS],
 }
 
@@ -174,6 +178,11 @@ impl BoardLogic {
             eth_reset: Default::default(),
             btn: Default::default(),
             led: Default::default(),
+            mon_valid: Default::default(),
+            mon_key: Default::default(),
+            mon_epoch: Default::default(),
+            mon_port: Default::default(),
+            now: Default::default(),
             nic: BoardNic::new(
                 &TowerGeometry::sketchint_fpga(),
                 &SuMaxGeometry::nic_default(),
@@ -191,9 +200,6 @@ impl BoardLogic {
             sink_step: Default::default(),
             sink_mon: Default::default(),
             sink_flags: Default::default(),
-            sink_key: Default::default(),
-            sink_epoch: Default::default(),
-            sink_port: Default::default(),
             sink_over: Default::default(),
         })
     }
@@ -272,11 +278,13 @@ impl Logic for BoardLogic {
         self.led[5].next = self.si.done.val() | self.lamp.val();
         self.led[6].next = self.si.error.val() | self.nic.hop_lost.val() | self.lamp.val();
         self.led[7].next = self.nic.mon_epoch.val().get_bit(0) | self.lamp.val();
-        self.sink_epoch.x.next = self.nic.mon_epoch.val().get_bits::<31>(1);
-        self.sink_key.x.next = self.nic.mon_key.val();
-        self.sink_port.x.next = self.nic.mon_port.val();
-        self.sink_flags[0].x.next = self.nic.mon_valid.val();
-        self.sink_flags[1].x.next = self.nic.mon_bank.val();
-        self.sink_flags[2].x.next = self.nic.sketch_idle.val();
+        // ---- Test taps (unconnected on the board).
+        self.mon_valid.next = self.nic.mon_valid.val();
+        self.mon_key.next = self.nic.mon_key.val();
+        self.mon_epoch.next = self.nic.mon_epoch.val();
+        self.mon_port.next = self.nic.mon_port.val();
+        self.now.next = self.ns.now.val();
+        self.sink_flags[0].x.next = self.nic.mon_bank.val();
+        self.sink_flags[1].x.next = self.nic.sketch_idle.val();
     }
 }
