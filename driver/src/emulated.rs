@@ -60,6 +60,8 @@ struct PerSwitchRegs {
     /// Words the record buffer holds.
     capacity: usize,
     dropped: u32,
+    /// HOPS_REFUSED (the emulation has no hop serializer: only a test sets it).
+    hops_refused: u32,
 }
 
 /// Words the emulated record buffer holds unless a test says otherwise.
@@ -124,6 +126,7 @@ impl EmulatedNic {
             records: VecDeque::new(),
             capacity: RECORD_CAPACITY,
             dropped: 0,
+            hops_refused: 0,
         });
         let st = nic.layout.block(block_type::STREAM).expect("the layout has a stream block").base;
         let specs = smartnic_contract::wire::readout::window_specs(t, s, Some(p));
@@ -235,6 +238,11 @@ impl EmulatedNic {
     }
 
     /// Fault: raw words into the stream, whole records or not (a broken buffer).
+    /// HOPS_REFUSED from now on: packets whose hops the device refused since reset.
+    pub fn set_hops_refused(&mut self, n: u32) {
+        self.ps().hops_refused = n;
+    }
+
     pub fn push_record_words(&mut self, words: &[u32]) {
         self.ps().records.extend(words);
     }
@@ -357,6 +365,7 @@ impl EmulatedNic {
             per_switch::TABLE_MISSES => p.idle_misses,
             per_switch::RECORD_WORDS => p.records.len() as u32,
             per_switch::RECORD_DROPPED => p.dropped,
+            per_switch::HOPS_REFUSED => p.hops_refused,
             per_switch::RECORD_POP if ring_on => 0,
             per_switch::RECORD_POP => p.records.pop_front().unwrap_or(0),
             _ => return None,

@@ -21,7 +21,8 @@
 //!   else (RING_CONTROL <- 0 with the stream block):
 //!     RECORD_WORDS -> n       pop exactly n words (RECORD_POP)
 //!   (whole records or an error)
-//!   RECORD_DROPPED, STATUS    (drops since reset, into ReadoutStats; all ones: gone)
+//!   RECORD_DROPPED, HOPS_REFUSED, STATUS
+//!                             (losses since reset, into ReadoutStats; all ones: gone)
 //! CONTROL  <- CLEAR           poll STATUS until CLEAR_BUSY drops (timeout)
 //! ```
 //!
@@ -200,6 +201,11 @@ pub struct ReadoutStats {
     /// reset because it was full (`None` without the per-switch block). A rise between two
     /// readouts means records were lost on the device; the snapshot has no field for it.
     pub records_dropped: Option<u32>,
+    /// HOPS_REFUSED after the drain: packets whose INT hops the device refused since reset
+    /// (its hop serializer's ring was full), in the flow sketches but in neither the latency
+    /// tower nor the records (`None` without the per-switch block). Like
+    /// `records_dropped`, a rise between two readouts is loss the snapshot cannot show.
+    pub hops_refused: Option<u32>,
     /// Wall-clock time of the readout.
     pub elapsed: Duration,
     /// The readout stream's figures, when the windows came by stream.
@@ -389,6 +395,7 @@ fn finish<A: RegisterAccess + ?Sized>(
         stats.records_via = Some(drained.via);
         stats.ring_words = drained.ring_words;
         stats.records_dropped = Some(drained.dropped);
+        stats.hops_refused = Some(drained.hops_refused);
     }
     if cfg.clear {
         d.write32(e + epoch::CONTROL, epoch::CONTROL_CLEAR)?;

@@ -237,7 +237,7 @@ fn a_full_readout_returns_what_the_device_held() {
     assert_eq!(stats.record_words, 7 + 7 + 2);
     assert_eq!(stats.records_dropped, Some(0));
     assert_eq!(stats.reads, min_reads(&map) + stats.record_words, "{stats:?}");
-    assert_eq!(min_reads(&map), map.window_words() + FIXED_READS + 6);
+    assert_eq!(min_reads(&map), map.window_words() + FIXED_READS + 7);
     assert_eq!(nic.record_words(), 0);
     for i in 0..3 {
         assert!(nic.idle(nic.latency_window(i)).iter().all(|&w| w == 0), "latency array {i} cleared");
@@ -276,8 +276,8 @@ fn a_bitstream_without_the_block_has_no_per_switch_sections() {
     assert!(snap.per_switch.is_empty());
     assert_eq!(snap.version(), 1);
     assert_eq!(
-        (stats.reads, stats.record_words, stats.records_dropped),
-        (map.window_words() + FIXED_READS, 0, None)
+        (stats.reads, stats.record_words, stats.records_dropped, stats.hops_refused),
+        (map.window_words() + FIXED_READS, 0, None, None)
     );
     assert!(matches!(read_per_switch_config(&mut nic, &map), Err(ConfigError::NoPerSwitch)));
 }
@@ -305,6 +305,18 @@ fn dropped_records_are_reported() {
     let (snap, stats) = read_snapshot(&mut nic, &map, &cfg()).unwrap();
     assert_eq!(stats.records_dropped, Some(1));
     assert_eq!(sections(&snap).2, &PerSwitchSection::Records { stream: stream(&[inflated(1), inflated(2)]) });
+}
+
+/// Packets whose hops the device refused (its hop serializer's ring full) are counted there;
+/// the readout reports HOPS_REFUSED, 0 on a device that refused none.
+#[test]
+fn refused_hops_are_reported() {
+    let (mut nic, map) = device();
+    let (_, stats) = read_snapshot(&mut nic, &map, &cfg()).unwrap();
+    assert_eq!(stats.hops_refused, Some(0));
+    nic.set_hops_refused(7);
+    let (_, stats) = read_snapshot(&mut nic, &map, &cfg()).unwrap();
+    assert_eq!(stats.hops_refused, Some(7));
 }
 
 /// RECORD_POP of an empty stream reads 0 and removes nothing.
@@ -553,9 +565,9 @@ fn a_register_the_device_does_not_keep_is_named() {
 
 /// The NIC's default geometry with the per-switch half: one read per window word (the flow
 /// sketches' 385,024 plus 327,680 latency and 12,288 table words), the 11 fixed reads, the
-/// half's 6, and one per record word drained.
+/// half's 7, and one per record word drained.
 #[test]
-fn default_geometry_costs_one_read_per_word_plus_seventeen_and_the_records() {
+fn default_geometry_costs_one_read_per_word_plus_eighteen_and_the_records() {
     let (t, s, p) =
         (TowerGeometry::sketchint_fpga(), SuMaxGeometry::nic_default(), PerSwitchGeometry::nic_default());
     let mut nic = EmulatedNic::with_per_switch(FW, &t, &s, &p);
@@ -567,9 +579,9 @@ fn default_geometry_costs_one_read_per_word_plus_seventeen_and_the_records() {
     let half_words = 2 * ((1 << 16) + (1 << 16) + (1 << 15)) + 2 * 512 * 12;
     assert_eq!((half_words, stats.window_words), (339_968, 724_992));
     assert_eq!(stats.window_words, flow_words + half_words);
-    assert_eq!(min_reads(&map), 725_009);
-    assert_eq!((stats.record_words, stats.reads), (70, 725_079));
-    assert_eq!(stats.mmio_time(Duration::from_micros(1)), Duration::from_micros(725_079));
+    assert_eq!(min_reads(&map), 725_010);
+    assert_eq!((stats.record_words, stats.reads), (70, 725_080));
+    assert_eq!(stats.mmio_time(Duration::from_micros(1)), Duration::from_micros(725_080));
     let packed: Vec<usize> = snap
         .per_switch
         .iter()

@@ -771,7 +771,8 @@ impl Logic for SketchCore {
         self.sm_size.next = self.sumax.size.val();
         self.sm_delay_inf.next = self.sumax.delay_inf.val();
         self.sm_delay.next = self.sumax.delay.val();
-        self.hop_lost.next = self.ps.lost.val();
+        self.hop_lost.next = self.ps.lost.val() != self.zero32.val();
+        self.regs.hops_refused.next = self.ps.lost.val();
     }
 }
 

@@ -361,6 +361,7 @@ pub struct RegPorts {
     pub table_misses: PortId,
     pub rec_words: PortId,
     pub rec_dropped: PortId,
+    pub hops_refused: PortId,
     pub rec_head: PortId,
     pub rec_head_valid: PortId,
     pub rec_pop: PortId,
@@ -399,6 +400,7 @@ impl RegPorts {
             table_misses: p("table_misses"),
             rec_words: p("rec_words"),
             rec_dropped: p("rec_dropped"),
+            hops_refused: p("hops_refused"),
             rec_head: p("rec_head"),
             rec_head_valid: p("rec_head_valid"),
             rec_pop: p("rec_pop"),
@@ -427,6 +429,7 @@ pub struct LiveInputs {
     pub table_misses: u32,
     pub rec_words: u16,
     pub rec_dropped: u32,
+    pub hops_refused: u32,
     /// The readout-stream block: busy (0/1), streams, last words, last clocks, last stalls.
     pub stream: [u32; 5],
     /// The record ring's RING_WORDS.
@@ -448,6 +451,7 @@ impl LiveInputs {
         m.set(p.table_misses, self.table_misses as u128);
         m.set(p.rec_words, self.rec_words as u128);
         m.set(p.rec_dropped, self.rec_dropped as u128);
+        m.set(p.hops_refused, self.hops_refused as u128);
         for (&port, &v) in p.stream.iter().zip(&self.stream) {
             m.set(port, v as u128);
         }

@@ -390,6 +390,7 @@ fn four_ports_to_a_report_by_dma() {
         assert_eq!(snap.epoch, e as u64, "epochs are read in order");
         assert_eq!(st.records_via, Some(RecordsVia::Ring), "epoch {e}: the records came by the ring");
         assert_eq!(st.records_dropped, Some(0), "epoch {e}: no record dropped");
+        assert_eq!(st.hops_refused, Some(0), "epoch {e}: no packet's hops refused (HOPS_REFUSED)");
         let b = shared.borrow();
         let pk = b.entered.epoch(e);
         assert!(pk.len() > PORTS * SWAP_FRAMES / 2, "epoch {e}: {} packets", pk.len());

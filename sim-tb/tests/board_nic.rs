@@ -386,6 +386,7 @@ fn four_ports_to_snapshots_through_the_driver() {
         }
         assert_eq!(st.records_via, Some(RecordsVia::Ring), "epoch {e}: the records came by the ring");
         assert_eq!(st.records_dropped, Some(0), "epoch {e}: no record dropped");
+        assert_eq!(st.hops_refused, Some(0), "epoch {e}: no packet's hops refused (HOPS_REFUSED)");
         drained.extend(drained_records(&snap));
         let c = check_snapshot(
             &snap,

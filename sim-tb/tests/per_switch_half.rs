@@ -160,7 +160,7 @@ fn the_composed_half_is_the_model_on_lab_traffic() {
         }
     }
     assert_eq!(m.get_by_name("dropped"), 0, "the buffer never filled");
-    assert_eq!(m.get_by_name("lost"), 0);
+    assert_eq!(m.get_by_name("lost"), 0, "no record was refused");
     let bytes = from_words(&words);
     let (records, err) = parse_stream(&bytes);
     assert!(err.is_none(), "{err:?}");

@@ -69,6 +69,7 @@ fn expected(map: &RegMap, live: &LiveInputs, w: &Written, head: Option<u32>, off
         Some(Live::TableMisses) => live.table_misses,
         Some(Live::RecordWords) => live.rec_words as u32,
         Some(Live::RecordDropped) => live.rec_dropped,
+        Some(Live::HopsRefused) => live.hops_refused,
         Some(Live::RecordPop) => head.unwrap_or(0),
         Some(Live::StreamStatus) => live.stream[0] & 1,
         Some(Live::StreamCount) => live.stream[1],
@@ -93,6 +94,7 @@ fn random_live(r: &mut Rng) -> LiveInputs {
         table_misses: r.next_u64() as u32,
         rec_words: r.next_u64() as u16,
         rec_dropped: r.next_u64() as u32,
+        hops_refused: r.next_u64() as u32,
         stream: [
             r.chance(50) as u32,
             r.next_u64() as u32,

@@ -6,10 +6,11 @@
 //! after it:                MODE, TABLE_THRESHOLD
 //! the device has a record ring (stream block, RegisterAccess::ring):
 //!                          RING_CONTROL <- RING_ENABLE, RING_WORDS -> w,
-//!                          take w - taken ring words, RECORD_DROPPED, STATUS
+//!                          take w - taken ring words, RECORD_DROPPED, HOPS_REFUSED, STATUS
 //! it has none, the stream block exists:
 //!                          RING_CONTROL <- 0, then as without the stream block
-//! no stream block:         RECORD_WORDS -> n, RECORD_POP x n, RECORD_DROPPED, STATUS
+//! no stream block:         RECORD_WORDS -> n, RECORD_POP x n, RECORD_DROPPED, HOPS_REFUSED,
+//!                          STATUS
 //! ```
 //! The record stream is not banked: a readout takes exactly the words RING_WORDS or
 //! RECORD_WORDS announced (whole records: the NIC pushes and sends records whole), so
@@ -27,7 +28,7 @@ use crate::snapshot::PerSwitchSection;
 use smartnic_contract::packing::PackedBits;
 use smartnic_contract::per_switch::slot;
 use smartnic_contract::regs::per_switch::{
-    RECORD_DROPPED, RECORD_POP, RECORD_WORDS, TABLE_MISSES, TABLE_THRESHOLD,
+    HOPS_REFUSED, RECORD_DROPPED, RECORD_POP, RECORD_WORDS, TABLE_MISSES, TABLE_THRESHOLD,
 };
 use smartnic_contract::regs::stream::{RING_CONTROL, RING_ENABLE, RING_WORDS};
 use smartnic_contract::regs::DEVICE_GONE;
@@ -38,8 +39,9 @@ use std::time::Duration;
 
 /// Reads of the per-switch half in one clean readout besides its windows and the record
 /// words popped: TABLE_MISSES in the pass, then MODE, TABLE_THRESHOLD, RECORD_WORDS (or
-/// RING_WORDS with the record ring), RECORD_DROPPED and a STATUS check after the drain.
-pub const PER_SWITCH_READS: u64 = 6;
+/// RING_WORDS with the record ring), RECORD_DROPPED, HOPS_REFUSED and a STATUS check after
+/// the drain.
+pub const PER_SWITCH_READS: u64 = 7;
 
 /// Writes of the per-switch half in one readout on a bitstream with the stream block: the
 /// RING_CONTROL write that turns the record ring on (a host with a ring) or off (one
@@ -93,6 +95,8 @@ pub(super) struct Drained {
     pub ring_words: u64,
     /// RECORD_DROPPED after the drain.
     pub dropped: u32,
+    /// HOPS_REFUSED after the drain.
+    pub hops_refused: u32,
 }
 
 /// The per-switch sections of a readout whose pass succeeded: the latency tower and the
@@ -171,7 +175,7 @@ pub fn start_ring<A: RegisterAccess + ?Sized>(d: &mut A, map: &DeviceMap) -> Res
 }
 
 /// The records of a readout from the ring ([`start_ring`] turned it on), then
-/// RECORD_DROPPED and STATUS.
+/// RECORD_DROPPED, HOPS_REFUSED and STATUS.
 fn take_ring<A: RegisterAccess + ?Sized>(
     d: &mut A,
     map: &DeviceMap,
@@ -180,8 +184,9 @@ fn take_ring<A: RegisterAccess + ?Sized>(
 ) -> Result<(Vec<u8>, Drained), ReadoutError> {
     let (stream, n) = collect_ring(d, map, timeout)?;
     let dropped = d.read32(base + RECORD_DROPPED)?;
+    let hops_refused = d.read32(base + HOPS_REFUSED)?;
     live_status(d, map.epoch)?;
-    Ok((stream, Drained { via: RecordsVia::Ring, words: 0, ring_words: n as u64, dropped }))
+    Ok((stream, Drained { via: RecordsVia::Ring, words: 0, ring_words: n as u64, dropped, hops_refused }))
 }
 
 /// Takes from the device's record ring exactly the words the NIC's channel accepted and
@@ -266,12 +271,16 @@ fn drain_records<A: RegisterAccess + ?Sized>(
         left -= 1;
     }
     let dropped = d.read32(base + RECORD_DROPPED)?;
+    let hops_refused = d.read32(base + HOPS_REFUSED)?;
     live_status(d, epoch)?;
     let stream = from_words(&words);
     if let (_, Some((at, e))) = parse_stream(&stream) {
         return Err(damaged(stream, at, n, e.to_string()));
     }
-    Ok((stream, Drained { via: RecordsVia::Registers, words: n as u64, ring_words: 0, dropped }))
+    Ok((
+        stream,
+        Drained { via: RecordsVia::Registers, words: n as u64, ring_words: 0, dropped, hops_refused },
+    ))
 }
 
 /// A damaged ring: the offset (in the bytes of the words taken, pads included) and every

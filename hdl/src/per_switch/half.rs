@@ -23,7 +23,7 @@
 //! | `rd_bank`, `rd_addr{i}`, `rd_count{i}`, `rd_sum{i}` | | | the latency tower's readout |
 //! | `clr`, `clr_bank`, `clr_addr{i}` | in | | the latency tower's clear sweep |
 //! | `path` | out | 256 | the descriptor's path in the descriptor's clock (the serializer's `x_path`, for the flow-key table) |
-//! | `lost` | out | 1 | the serializer refused a record since reset (never, by its bound) |
+//! | `lost` | out | 32 | records the serializer refused since reset, saturating (never behind one port, by its bound) |
 //! | `idle` | out | 1 | no hop anywhere in the half |
 use super::hop_capture::REC_BITS as HOP_REC_BITS;
 use super::hop_serializer::{HopSerializer, HOP_KEY_BITS, PATH_BITS};
@@ -83,7 +83,7 @@ pub struct PerSwitchHalf {
     pub clr_addr1: Signal<In, Bits<LAT_A1>>,
     pub clr_addr2: Signal<In, Bits<LAT_A2>>,
     pub path: Signal<Out, Bits<PATH_BITS>>,
-    pub lost: Signal<Out, Bit>,
+    pub lost: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
     ser: HopSerializer,
     tower: LatencyTowerNic,
@@ -115,7 +115,6 @@ pub struct PerSwitchHalf {
     at_epoch: Constant<Bits<8>>,
     at_lat: Constant<Bits<8>>,
     at_flow: Constant<Bits<8>>,
-    zero32: Constant<Bits<32>>,
     /// Where the switch ID and the flow key sit in the hop key.
     sw_in_key: Constant<Bits<7>>,
     flow_in_key: Constant<Bits<7>>,
@@ -197,7 +196,6 @@ impl PerSwitchHalf {
             at_epoch: konst!(rec_bits - 64),
             at_lat: konst!(rec_bits - 96),
             at_flow: konst!(rec_bits - 96 - KEY_BITS),
-            zero32: konst!(0),
             sw_in_key: konst!(KEY_BITS),
             flow_in_key: konst!(0),
             c_v: Default::default(),
@@ -309,7 +307,7 @@ impl Logic for PerSwitchHalf {
         self.head_first.next = self.fifo.head_first.val();
         self.words.next = self.fifo.words.val();
         self.dropped.next = self.fifo.dropped.val();
-        self.lost.next = self.ser.lost.val() != self.zero32.val();
+        self.lost.next = self.ser.lost.val();
         self.path.next = self.ser.x_path.val();
         self.sink_switch.x.next = self.ser.h_switch.val();
         self.sink_last.x.next = self.ser.h_last.val();

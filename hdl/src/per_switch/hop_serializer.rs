@@ -56,7 +56,7 @@
 //! | `h_switch`, `h_latency` | out | 16, 32 | the hop record |
 //! | `h_bank`, `h_epoch`, `h_last` | out | 1, 32, 1 | the packet's bank and epoch; the packet's last hop |
 //! | `x_path` | out | 256 | the descriptor's path in its own clock: switch ID of hop `j` in bits `16j+15:16j` (bits of absent hops are stale capture; the flow-key table's `path` port) |
-//! | `lost` | out | 32 | records refused for lack of room since reset |
+//! | `lost` | out | 32 | records refused for lack of room since reset (saturating) |
 //! | `idle` | out | 1 | nothing active or queued |
 use super::hop_capture::{HW_PER_HOP, REC_BITS, REC_HW};
 use crate::arith::Widen;
@@ -178,6 +178,7 @@ pub struct HopSerializer {
     sixteen: Constant<Bits<32>>,
     flow_bits: Constant<Bits<HOP_KEY_BITS>>,
     one32: Constant<Bits<32>>,
+    max32: Constant<Bits<32>>,
 }
 
 impl Default for HopSerializer {
@@ -252,6 +253,7 @@ impl Default for HopSerializer {
             sixteen: konst!(16),
             flow_bits: konst!(KEY_BITS),
             one32: konst!(1),
+            max32: konst!(u32::MAX),
         }
     }
 }
@@ -340,7 +342,7 @@ impl Logic for HopSerializer {
                 self.count.d.next = self.count.q.val() + self.one_c.val();
             }
         } else {
-            if self.push.val() {
+            if self.push.val() & (self.n_lost.q.val() != self.max32.val()) {
                 self.n_lost.d.next = self.n_lost.q.val() + self.one32.val();
             }
             if self.pop.val() {

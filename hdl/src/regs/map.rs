@@ -50,6 +50,7 @@ pub enum Live {
     TableMisses,
     RecordWords,
     RecordDropped,
+    HopsRefused,
     /// Read-to-pop: the read takes the stream's head word.
     RecordPop,
     /// The readout-stream block (contract `regs::stream`), fed by the engine's ports.
@@ -136,6 +137,7 @@ impl RegMap {
             (pb + per_switch::TABLE_MISSES, Live::TableMisses),
             (pb + per_switch::RECORD_WORDS, Live::RecordWords),
             (pb + per_switch::RECORD_DROPPED, Live::RecordDropped),
+            (pb + per_switch::HOPS_REFUSED, Live::HopsRefused),
             (pb + per_switch::RECORD_POP, Live::RecordPop),
             (stb + stream::STATUS, Live::StreamStatus),
             (stb + stream::STREAMS, Live::StreamCount),

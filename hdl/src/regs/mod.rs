@@ -50,7 +50,7 @@
 //! | `win_sel`, `win_index` | out | 4, IW | window (tower arrays `0..d`, then SuMax arrays) and word index |
 //! | `win_ack`, `win_data` | in | 1, 32 | window read answer |
 //! | `ps_acu`, `inflate_threshold`, `table_threshold` | out | 1, 22, 32 | the per-switch block's MODE (reset CM) and thresholds (reset: the contract's defaults, Delta_l = 5 and `DEFAULT_TABLE_THRESHOLD`) |
-//! | `table_misses`, `rec_words`, `rec_dropped` | in | 32, 16, 32 | TABLE_MISSES, RECORD_WORDS, RECORD_DROPPED |
+//! | `table_misses`, `rec_words`, `rec_dropped`, `hops_refused` | in | 32, 16, 32, 32 | TABLE_MISSES, RECORD_WORDS, RECORD_DROPPED, HOPS_REFUSED |
 //! | `st_start` | out | 1 | one-clock pulse from a write of the stream block's CONTROL with bit 0 (START) set |
 //! | `st_busy`, `st_streams`, `st_words`, `st_clocks`, `st_stalls` | in | 1, 32, 32, 32, 32 | the stream block's STATUS (BUSY = bit 0), STREAMS, LAST_WORDS, LAST_CLOCKS, LAST_STALLS |
 //! | `ring_enable`, `ring_words` | out, in | 1, 32 | the stream block's RING_CONTROL (ENABLE, read/write, reset 0) and RING_WORDS |
@@ -122,6 +122,7 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     pub table_misses: Signal<In, Bits<32>>,
     pub rec_words: Signal<In, Bits<16>>,
     pub rec_dropped: Signal<In, Bits<32>>,
+    pub hops_refused: Signal<In, Bits<32>>,
     pub rec_head: Signal<In, Bits<32>>,
     pub rec_head_valid: Signal<In, Bit>,
     pub rec_pop: Signal<Out, Bit>,
@@ -184,6 +185,7 @@ pub struct RegisterFile<const A: usize, const IW: usize, const NW: usize> {
     k_misses: Constant<Bits<IW>>,
     k_rwords: Constant<Bits<IW>>,
     k_rdropped: Constant<Bits<IW>>,
+    k_refused: Constant<Bits<IW>>,
     k_pop: Constant<Bits<IW>>,
     k_st_control: Constant<Bits<IW>>,
     k_st_status: Constant<Bits<IW>>,
@@ -265,6 +267,7 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             table_misses: Default::default(),
             rec_words: Default::default(),
             rec_dropped: Default::default(),
+            hops_refused: Default::default(),
             rec_head: Default::default(),
             rec_head_valid: Default::default(),
             rec_pop: Default::default(),
@@ -324,6 +327,7 @@ impl<const A: usize, const IW: usize, const NW: usize> RegisterFile<A, IW, NW> {
             k_misses: live(Live::TableMisses),
             k_rwords: live(Live::RecordWords),
             k_rdropped: live(Live::RecordDropped),
+            k_refused: live(Live::HopsRefused),
             k_pop: live(Live::RecordPop),
             k_st_control: word(map.stream_control),
             k_st_status: live(Live::StreamStatus),
@@ -452,6 +456,8 @@ impl<const A: usize, const IW: usize, const NW: usize> Logic for RegisterFile<A,
             self.live.next = self.w_words.y.val();
         } else if self.addr.q.val() == self.k_rdropped.val() {
             self.live.next = self.rec_dropped.val();
+        } else if self.addr.q.val() == self.k_refused.val() {
+            self.live.next = self.hops_refused.val();
         } else if self.addr.q.val() == self.k_pop.val() {
             if self.rec_head_valid.val() {
                 self.live.next = self.rec_head.val();

@@ -420,6 +420,8 @@ struct ReadoutReport {
     ring_words: u64,
     /// RECORD_DROPPED after the readout: records the NIC dropped since reset.
     records_dropped: Option<u32>,
+    /// HOPS_REFUSED after the readout: packets whose INT hops the NIC refused since reset.
+    hops_refused: Option<u32>,
 }
 
 pub fn readout(args: &ReadoutArgs, json: bool) -> anyhow::Result<()> {
@@ -489,6 +491,7 @@ fn readout_report(path: &Path, snap: &Snapshot, st: &ReadoutStats) -> ReadoutRep
         record_pops: st.record_words,
         ring_words: st.ring_words,
         records_dropped: st.records_dropped,
+        hops_refused: st.hops_refused,
     }
 }
 
@@ -525,7 +528,11 @@ fn records_text(r: &ReadoutReport) -> String {
     };
     let dropped =
         r.records_dropped.map_or(String::new(), |d| format!(", {d} dropped by the NIC since reset"));
-    format!("; records {how}{dropped}")
+    let refused = match r.hops_refused {
+        Some(n) if n > 0 => format!("; {n} packets' hops refused by the NIC since reset"),
+        _ => String::new(),
+    };
+    format!("; records {how}{dropped}{refused}")
 }
 
 #[cfg(test)]
@@ -582,5 +589,6 @@ mod tests {
             (Some("registers"), Some(0), Some(14))
         );
         assert_eq!(j["records_dropped"].as_u64(), Some(0));
+        assert_eq!(j["hops_refused"].as_u64(), Some(0));
     }
 }

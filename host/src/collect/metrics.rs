@@ -39,6 +39,7 @@ pub struct Metrics {
     non_ip: Family<Labels, Counter>,
     malformed: Family<Labels, Counter>,
     record_drops: Family<Labels, Counter>,
+    hops_refused: Family<Labels, Counter>,
     readout_seconds: Family<Labels, Histogram>,
     readout_failures: Family<Labels, Counter>,
     gone: Family<Labels, Counter>,
@@ -60,6 +61,7 @@ pub struct Metrics {
 struct DeviceSeen {
     frames: Option<Frames>,
     record_drops: Option<u64>,
+    hops_refused: Option<u64>,
     series: Vec<Labels>,
 }
 
@@ -103,6 +105,10 @@ impl Metrics {
             record_drops: reg!(
                 "smartnic_record_drops",
                 "Records the NIC's record stream dropped (buffer full)"
+            ),
+            hops_refused: reg!(
+                "smartnic_hops_refused",
+                "Packets whose INT hops the NIC refused (hop serializer full): in the flow sketches, not in the latency tower"
             ),
             readout_seconds,
             readout_failures: reg!(
@@ -228,11 +234,16 @@ impl Metrics {
             add(&self.malformed, f.malformed, last.malformed);
             s.frames = Some(f);
         }
-        if let Some(d) = o.stats.as_ref().and_then(|st| st.records_dropped) {
-            let (now, then) = (u64::from(d), s.record_drops.unwrap_or(0));
-            self.record_drops.get_or_create(l).inc_by(if now >= then { now - then } else { now });
-            s.record_drops = Some(now);
-        }
+        let since = |c: &Family<Labels, Counter>, now: Option<u32>, last: &mut Option<u64>| {
+            if let Some(now) = now.map(u64::from) {
+                let then = last.unwrap_or(0);
+                c.get_or_create(l).inc_by(if now >= then { now - then } else { now });
+                *last = Some(now);
+            }
+        };
+        let st = o.stats.as_ref();
+        since(&self.record_drops, st.and_then(|st| st.records_dropped), &mut s.record_drops);
+        since(&self.hops_refused, st.and_then(|st| st.hops_refused), &mut s.hops_refused);
     }
 
     /// Counts an epoch `sink` could not publish.
@@ -280,5 +291,62 @@ impl Sink for MetricsSink {
     fn publish(&mut self, r: &EpochReport) -> anyhow::Result<()> {
         self.0.observe(r);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::device::Outcome;
+    use smartnic_driver::readout::ReadoutStats;
+    use std::time::Duration;
+
+    fn epoch(m: &Metrics, dropped: u32, refused: u32) {
+        let stats = ReadoutStats {
+            records_dropped: Some(dropped),
+            hops_refused: Some(refused),
+            ..Default::default()
+        };
+        let o = Outcome {
+            snapshot: None,
+            stats: Some(stats),
+            failure: None,
+            frames: None,
+            elapsed: Duration::ZERO,
+        };
+        let r = EpochReport {
+            device: "sim:t.pcap",
+            outcome: &o,
+            written: None,
+            write_error: None,
+            retained: 0,
+            skipped: 0,
+            series: None,
+        };
+        m.observe(&r);
+    }
+
+    fn value(text: &str, metric: &str) -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(&format!("{metric}{{")))?;
+        line.rsplit(' ').next()?.parse().ok()
+    }
+
+    /// The device's since-reset loss counters become counters that add each epoch's rise,
+    /// and a device reset (the count falls) adds the new count.
+    #[test]
+    fn losses_since_reset_are_counted_once() {
+        let m = Metrics::new();
+        epoch(&m, 0, 0);
+        let t = m.encode();
+        assert_eq!(value(&t, "smartnic_hops_refused_total"), Some(0), "{t}");
+        epoch(&m, 2, 3);
+        epoch(&m, 2, 5);
+        let t = m.encode();
+        assert_eq!(value(&t, "smartnic_hops_refused_total"), Some(5), "{t}");
+        assert_eq!(value(&t, "smartnic_record_drops_total"), Some(2), "{t}");
+        epoch(&m, 1, 1);
+        let t = m.encode();
+        assert_eq!(value(&t, "smartnic_hops_refused_total"), Some(6), "{t}");
+        assert_eq!(value(&t, "smartnic_record_drops_total"), Some(3), "{t}");
     }
 }

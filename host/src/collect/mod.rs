@@ -40,6 +40,7 @@
 //! | `smartnic_snapshot_packets` | gauge | packets in the last snapshot's epoch |
 //! | `smartnic_frames_total`, `smartnic_sketched_frames_total`, `smartnic_bytes_total`, `smartnic_non_ip_frames_total`, `smartnic_malformed_frames_total` | counter | the NIC's frame counters (statistics block) |
 //! | `smartnic_record_drops_total` | counter | records the NIC's record stream dropped |
+//! | `smartnic_hops_refused_total` | counter | packets whose INT hops the NIC refused (its hop serializer full): counted in the flow sketches, missing from the latency tower and the records |
 //! | `smartnic_readout_seconds` | histogram | time to open (when needed) and read out |
 //! | `smartnic_readout_failures_total` | counter | epochs without a snapshot, label `reason`: open, gone, readout |
 //! | `smartnic_device_gone_total` | counter | epochs the device was gone or could not be opened |

@@ -190,7 +190,12 @@ pub mod per_switch {
     /// BAR offset of the array's or way's readout window (both descriptors).
     pub const A_WINDOW: u32 = 0x8;
     pub const A_CRC: u32 = 0x10;
-    pub const SIZE: u32 = WAY0 + WAY_STRIDE * MAX_WAYS as u32;
+    /// Packets whose INT hops the hop serializer refused since reset (saturating): its ring
+    /// of captured records was full, which behind one port never happens and behind the
+    /// board's four only above one hop a core clock on average. Such a packet is in the
+    /// flow sketches but its hops are in neither the latency tower nor the records.
+    pub const HOPS_REFUSED: u32 = WAY0 + WAY_STRIDE * MAX_WAYS as u32;
+    pub const SIZE: u32 = HOPS_REFUSED + 4;
     /// Words of one latency bucket in its window (count, sum).
     pub const BUCKET_WORDS: u32 = 2;
     /// Words of one table slot in its window.
