@@ -208,7 +208,7 @@ mod tests {
         let m = RegMap::nic_default();
         assert_eq!(m.addr_bits(), 22);
         assert_eq!(m.windows.len(), 11);
-        assert_eq!(m.live.len(), 32);
+        assert_eq!(m.live.len(), 33);
         assert_eq!(m.constant(header::TYPE), Some(block_type::FIRMWARE_ID));
         assert_eq!(m.constant(smartnic_contract::regs::firmware_id::DEVICE), Some(0x7038));
         assert_eq!(m.window_of(m.windows[0].base), Some((0, 0)));
