@@ -80,9 +80,10 @@ pub struct Core {
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
     pub hop_lost: Signal<Out, Bit>,
-    /// The readout stream (card-to-host): AXI-Stream master, 64-bit, `c2h_tlast` on a
-    /// stream's trailer.
-    pub c2h_tdata: Signal<Out, Bits<64>>,
+    /// The readout stream (card-to-host): AXI-Stream master, 256-bit, whole beats but the
+    /// last (`c2h_tkeep`), `c2h_tlast` on it (the stream's trailer).
+    pub c2h_tdata: Signal<Out, Bits<256>>,
+    pub c2h_tkeep: Signal<Out, Bits<32>>,
     pub c2h_tvalid: Signal<Out, Bit>,
     pub c2h_tlast: Signal<Out, Bit>,
     pub c2h_tready: Signal<In, Bit>,
@@ -143,6 +144,7 @@ impl Core {
             sm_delay: Default::default(),
             hop_lost: Default::default(),
             c2h_tdata: Default::default(),
+            c2h_tkeep: Default::default(),
             c2h_tvalid: Default::default(),
             c2h_tlast: Default::default(),
             c2h_tready: Default::default(),
@@ -258,6 +260,7 @@ impl Logic for Core {
         self.sketch.c2h_tready.next = self.c2h_tready.val();
         self.sketch.ring_tready.next = self.ring_tready.val();
         self.c2h_tdata.next = self.sketch.c2h_tdata.val();
+        self.c2h_tkeep.next = self.sketch.c2h_tkeep.val();
         self.c2h_tvalid.next = self.sketch.c2h_tvalid.val();
         self.c2h_tlast.next = self.sketch.c2h_tlast.val();
         self.ring_tdata.next = self.sketch.ring_tdata.val();

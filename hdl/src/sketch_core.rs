@@ -92,6 +92,7 @@ use crate::per_switch::hop_serializer::{self, PATH_BITS};
 use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
 use crate::per_switch::latency_tower;
 use crate::readout::ring::RingWriter;
+use crate::readout::lane::LaneRead;
 use crate::readout::stream::StreamEngine;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
@@ -103,7 +104,7 @@ use crate::sketch::{BitSink, Sink, TWO_BANKS};
 use rust_hdl::prelude::*;
 use smartnic_contract::geometry::{SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::PerSwitchGeometry;
-use smartnic_contract::wire::readout::window_specs;
+use smartnic_contract::wire::readout::{window_specs, WindowSpec};
 
 /// The sketch half (see the module docs): the board's configuration, every width and
 /// address size a named constant of [`crate::nic`] (`TOWER_*`, `SUMAX_*`, `REGS_*`) rather
@@ -146,9 +147,10 @@ pub struct SketchCore {
     pub sm_delay_inf: Signal<Out, Bit>,
     pub sm_delay: Signal<Out, Bits<32>>,
     pub hop_lost: Signal<Out, Bit>,
-    /// The readout stream (card-to-host): AXI-Stream master, 64-bit, `c2h_tlast` on a
-    /// stream's trailer.
-    pub c2h_tdata: Signal<Out, Bits<64>>,
+    /// The readout stream (card-to-host): AXI-Stream master, 256-bit, whole beats but the
+    /// last (`c2h_tkeep`), `c2h_tlast` on it.
+    pub c2h_tdata: Signal<Out, Bits<256>>,
+    pub c2h_tkeep: Signal<Out, Bits<32>>,
     pub c2h_tvalid: Signal<Out, Bit>,
     pub c2h_tlast: Signal<Out, Bit>,
     pub c2h_tready: Signal<In, Bit>,
@@ -203,8 +205,23 @@ pub struct SketchCore {
     sm_req: Signal<Local, Bit>,
     lat_req: Signal<Local, Bit>,
     tbl_req: Signal<Local, Bit>,
-    // The window interface's master: the register file, or the stream engine while it runs.
-    stream: StreamEngine<REGS_IW>,
+    // The window interface's master: the register file (the stream engine reads the RAMs
+    // itself, a lane per window, and window reads answer 0 while it runs).
+    stream: StreamEngine<STREAM_LANES>,
+    // The lanes' answers as 64-bit cells (a latency bucket: count, then sum above it).
+    st_t0: Widen<64, TOWER_W0>,
+    st_t1: Widen<64, TOWER_W1>,
+    st_t2: Widen<64, TOWER_W2>,
+    st_sm: [Widen<64, 32>; SUMAX_ARRAYS],
+    st_c0: Widen<64, LAT_C0>,
+    st_s0: Widen<64, LAT_S0>,
+    st_c1: Widen<64, LAT_C1>,
+    st_s1: Widen<64, LAT_S1>,
+    st_c2: Widen<64, LAT_C2>,
+    st_s2: Widen<64, LAT_S2>,
+    st_kt: Widen<64, 32>,
+    st_cell: Widen<8, 4>,
+    st_cw: [Constant<Bits<64>>; LAT_ARRAYS],
     ring: RingWriter,
     w_req: Signal<Local, Bit>,
     w_sel: Signal<Local, Bits<SEL_BITS>>,
@@ -223,6 +240,27 @@ pub struct SketchCore {
     sm_sel: [Constant<Bits<SEL_BITS>>; 3],
     ro_none: Constant<Bits<2>>,
     zero32: Constant<Bits<32>>,
+}
+
+/// Lanes of the readout stream: one per window (Tower arrays, SuMax arrays, latency
+/// arrays, table ways).
+pub const STREAM_LANES: usize = REGS_NW;
+const _: () = assert!(TOWER_ARRAYS == 3 && SUMAX_ARRAYS == 3 && LAT_ARRAYS == 3 && TABLE_WAYS == 2);
+
+/// How the stream's lanes read the windows of `specs` (in window order): Tower, SuMax and
+/// table windows a counter word a read at the RAMs' read latencies, latency windows a
+/// bucket (count and sum) a read.
+pub fn stream_reads(specs: &[WindowSpec]) -> Vec<LaneRead> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match i {
+            0..3 => LaneRead::per_word(s, tower::READ_LATENCY),
+            3..6 => LaneRead::per_word(s, sumax::READ_LATENCY),
+            6..9 => LaneRead::per_row(s, latency_tower::READ_LATENCY),
+            _ => LaneRead::per_word(s, key_table::READ_LATENCY),
+        })
+        .collect()
 }
 
 /// Clocks from a packet's tower ingress to its SuMax `key` (the delay-bin unit's latency).
@@ -295,7 +333,8 @@ impl SketchCore {
             return Err("the map's per-switch block is not the NIC's per-switch geometry".into());
         }
         let table = KeyTable::new(&ps_geometry.table)?;
-        let stream = StreamEngine::new(&window_specs(tower, sumax, Some(&ps_geometry)))?;
+        let specs = window_specs(tower, sumax, Some(&ps_geometry));
+        let stream = StreamEngine::new(&specs, &stream_reads(&specs))?;
         if map.layout.tower_windows.len() != tower.arrays.len() {
             return Err(format!(
                 "the map has {} tower windows, the tower {} arrays",
@@ -334,6 +373,7 @@ impl SketchCore {
             sm_delay: Default::default(),
             hop_lost: Default::default(),
             c2h_tdata: Default::default(),
+            c2h_tkeep: Default::default(),
             c2h_tvalid: Default::default(),
             c2h_tlast: Default::default(),
             c2h_tready: Default::default(),
@@ -378,6 +418,19 @@ impl SketchCore {
             lat_req: Default::default(),
             tbl_req: Default::default(),
             stream,
+            st_t0: Default::default(),
+            st_t1: Default::default(),
+            st_t2: Default::default(),
+            st_sm: Default::default(),
+            st_c0: Default::default(),
+            st_s0: Default::default(),
+            st_c1: Default::default(),
+            st_s1: Default::default(),
+            st_c2: Default::default(),
+            st_s2: Default::default(),
+            st_kt: Default::default(),
+            st_cell: Default::default(),
+            st_cw: [LAT_C0, LAT_C1, LAT_C2].map(|w| Constant::new((w as u64).to_bits())),
             ring: Default::default(),
             w_req: Default::default(),
             w_sel: Default::default(),
@@ -443,17 +496,46 @@ impl Logic for SketchCore {
         self.stream.idle_packets.next = self.engine.idle_packets.val();
         self.stream.tready.next = self.c2h_tready.val();
         self.c2h_tdata.next = self.stream.tdata.val();
+        self.c2h_tkeep.next = self.stream.tkeep.val();
         self.c2h_tvalid.next = self.stream.tvalid.val();
         self.c2h_tlast.next = self.stream.tlast.val();
-        if self.stream.busy.val() {
-            self.w_req.next = self.stream.req.val();
-            self.w_sel.next = self.stream.sel.val();
-            self.w_index.next = self.stream.index.val();
-        } else {
-            self.w_req.next = self.regs.win_req.val();
-            self.w_sel.next = self.regs.win_sel.val();
-            self.w_index.next = self.regs.win_index.val();
+        self.w_req.next = self.regs.win_req.val() & !self.stream.busy.val();
+        self.w_sel.next = self.regs.win_sel.val();
+        self.w_index.next = self.regs.win_index.val();
+        // The lanes' read groups: SuMax's arrays share one address, the table's ways one
+        // port (way 1 reads once way 0 has issued every read).
+        for i in 0..3 {
+            self.stream.go[i].next = self.stream.room[i].val();
+            self.stream.go[i + 6].next = self.stream.room[i + 6].val();
+            self.stream.go[i + 3].next =
+                self.stream.room[3].val() & self.stream.room[4].val() & self.stream.room[5].val();
         }
+        self.stream.go[9].next = self.stream.room[9].val();
+        self.stream.go[10].next = self.stream.room[10].val() & self.stream.issued[9].val();
+        self.st_t0.x.next = self.tower.rd_data0.val();
+        self.st_t1.x.next = self.tower.rd_data1.val();
+        self.st_t2.x.next = self.tower.rd_data2.val();
+        self.stream.data[0].next = self.st_t0.y.val();
+        self.stream.data[1].next = self.st_t1.y.val();
+        self.stream.data[2].next = self.st_t2.y.val();
+        self.st_sm[0].x.next = self.sumax.rd_data0.val();
+        self.st_sm[1].x.next = self.sumax.rd_data1.val();
+        self.st_sm[2].x.next = self.sumax.rd_data2.val();
+        for i in 0..3 {
+            self.stream.data[i + 3].next = self.st_sm[i].y.val();
+        }
+        self.st_c0.x.next = self.ps.rd_count0.val();
+        self.st_s0.x.next = self.ps.rd_sum0.val();
+        self.st_c1.x.next = self.ps.rd_count1.val();
+        self.st_s1.x.next = self.ps.rd_sum1.val();
+        self.st_c2.x.next = self.ps.rd_count2.val();
+        self.st_s2.x.next = self.ps.rd_sum2.val();
+        self.stream.data[6].next = self.st_c0.y.val() | (self.st_s0.y.val() << self.st_cw[0].val());
+        self.stream.data[7].next = self.st_c1.y.val() | (self.st_s1.y.val() << self.st_cw[1].val());
+        self.stream.data[8].next = self.st_c2.y.val() | (self.st_s2.y.val() << self.st_cw[2].val());
+        self.st_kt.x.next = self.key_table.rd_data.val();
+        self.stream.data[9].next = self.st_kt.y.val();
+        self.stream.data[10].next = self.st_kt.y.val();
         self.tower_req.next = self.w_sel.val() < self.tower_sels.val();
         self.sm_req.next = !self.tower_req.val() & (self.w_sel.val() < self.lat_sel[0].val());
         self.lat_req.next =
@@ -467,9 +549,15 @@ impl Logic for SketchCore {
             self.window.ro_array.next = self.ro_none.val();
         }
         self.window.ro_index.next = self.w_index.val().get_bits::<TOWER_AM>(0);
-        self.tower.rd_addr0.next = self.window.rd_addr0.val();
-        self.tower.rd_addr1.next = self.window.rd_addr1.val();
-        self.tower.rd_addr2.next = self.window.rd_addr2.val();
+        if self.stream.busy.val() {
+            self.tower.rd_addr0.next = self.stream.row[0].val().get_bits::<TOWER_A0>(0);
+            self.tower.rd_addr1.next = self.stream.row[1].val().get_bits::<TOWER_A1>(0);
+            self.tower.rd_addr2.next = self.stream.row[2].val().get_bits::<TOWER_A2>(0);
+        } else {
+            self.tower.rd_addr0.next = self.window.rd_addr0.val();
+            self.tower.rd_addr1.next = self.window.rd_addr1.val();
+            self.tower.rd_addr2.next = self.window.rd_addr2.val();
+        }
         self.window.rd_data0.next = self.tower.rd_data0.val();
         self.window.rd_data1.next = self.tower.rd_data1.val();
         self.window.rd_data2.next = self.tower.rd_data2.val();
@@ -517,8 +605,14 @@ impl Logic for SketchCore {
         // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
         self.cidx.clock.next = self.clock.val();
         self.cidx.k.next = self.w_index.val();
-        self.sumax.rd_addr.next = self.cidx.bucket.val();
-        self.sumax.rd_cell.next = self.cidx.cell_no.val();
+        if self.stream.busy.val() {
+            self.sumax.rd_addr.next = self.stream.row[3].val().get_bits::<SUMAX_A>(0);
+            self.st_cell.x.next = self.stream.col[3].val();
+            self.sumax.rd_cell.next = self.st_cell.y.val();
+        } else {
+            self.sumax.rd_addr.next = self.cidx.bucket.val();
+            self.sumax.rd_cell.next = self.cidx.cell_no.val();
+        }
         self.sw_v[0].clock.next = self.clock.val();
         self.sw_v[0].d.next = self.w_req.val() & self.sm_req.val() & !self.reset.val();
         self.sw_sel[0].clock.next = self.clock.val();
@@ -573,8 +667,6 @@ impl Logic for SketchCore {
         } else {
             self.w_data.next = self.sw_q.q.val();
         }
-        self.stream.ack.next = self.w_ack.val() & self.stream.busy.val();
-        self.stream.data.next = self.w_data.val();
         if self.stream.busy.val() {
             self.regs.win_ack.next = self.regs.win_req.val();
             self.regs.win_data.next = self.zero32.val();
@@ -631,9 +723,15 @@ impl Logic for SketchCore {
             self.ps.pop.next = self.regs.rec_pop.val();
         }
         self.ps.rd_bank.next = !self.engine.active_bank.val();
-        self.ps.rd_addr0.next = self.w_index.val().get_bits::<LAT_A0>(1);
-        self.ps.rd_addr1.next = self.w_index.val().get_bits::<LAT_A1>(1);
-        self.ps.rd_addr2.next = self.w_index.val().get_bits::<LAT_A2>(1);
+        if self.stream.busy.val() {
+            self.ps.rd_addr0.next = self.stream.row[6].val().get_bits::<LAT_A0>(0);
+            self.ps.rd_addr1.next = self.stream.row[7].val().get_bits::<LAT_A1>(0);
+            self.ps.rd_addr2.next = self.stream.row[8].val().get_bits::<LAT_A2>(0);
+        } else {
+            self.ps.rd_addr0.next = self.w_index.val().get_bits::<LAT_A0>(1);
+            self.ps.rd_addr1.next = self.w_index.val().get_bits::<LAT_A1>(1);
+            self.ps.rd_addr2.next = self.w_index.val().get_bits::<LAT_A2>(1);
+        }
         self.ps.clr.next = self.engine.clr.val();
         self.ps.clr_bank.next = self.engine.clr_bank.val();
         self.ps.clr_addr0.next = self.engine.clr_addr.val().get_bits::<LAT_A0>(0);
@@ -729,6 +827,16 @@ impl Logic for SketchCore {
         }
         self.key_table.rd_addr.next = self.tidx.bucket.val();
         self.key_table.rd_word.next = self.tidx.cell_no.val().get_bits::<4>(0);
+        if self.stream.busy.val() {
+            self.key_table.rd_way.next = self.stream.issued[9].val();
+            if self.stream.issued[9].val() {
+                self.key_table.rd_addr.next = self.stream.row[10].val().get_bits::<TABLE_A>(0);
+                self.key_table.rd_word.next = self.stream.col[10].val();
+            } else {
+                self.key_table.rd_addr.next = self.stream.row[9].val().get_bits::<TABLE_A>(0);
+                self.key_table.rd_word.next = self.stream.col[9].val();
+            }
+        }
         self.tw_v[0].clock.next = self.clock.val();
         self.tw_v[0].d.next = self.w_req.val() & self.tbl_req.val() & !self.reset.val();
         for j in 1..TW_LATENCY {

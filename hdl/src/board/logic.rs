@@ -1,7 +1,8 @@
 //! `BoardLogic`: everything of ours on the VC709 (block `board_logic`), between the vendor
 //! IP the board top instantiates ([`super::top`]): the NIC ([`BoardNic`]) on the four 10G
-//! MACs' receive streams and XDMA's AXI4-Lite master, its two card-to-host streams widened
-//! to XDMA's 256 bits ([`AxisUpsize`]), the ports' shared time ([`NsClock`]), the Si5324
+//! MACs' receive streams and XDMA's AXI4-Lite master, its two card-to-host streams at
+//! XDMA's 256 bits (the readout stream is written 256 bits wide; the record ring is
+//! widened by [`AxisUpsize`]), the ports' shared time ([`NsClock`]), the Si5324
 //! bring-up ([`Si5324Init`]) and the resets, LEDs and buttons.
 //!
 //! # Clocks and resets
@@ -132,7 +133,7 @@ pub struct BoardLogic {
     pub now: Signal<Out, Bits<64>>,
     nic: BoardNic,
     ns: NsClock,
-    up: [AxisUpsize; C2H],
+    up: AxisUpsize,
     si: Si5324Init,
     mac_rs: ResetSync,
     core_rs: ResetSync,
@@ -236,24 +237,24 @@ impl Logic for BoardLogic {
         self.nic.core_reset.next = self.core_rs.reset.val();
         AxiLiteSlave::<REGS_A>::link(&mut self.bus, &mut self.nic.bus);
 
-        // ---- The card-to-host channels at 256 bits: the stream, then the ring (no tlast).
-        for c in 0..C2H {
-            self.up[c].clock.next = self.core_clock.val();
-            self.up[c].reset.next = self.core_rs.reset.val();
-            self.up[c].m_tready.next = self.c2h_tready[c].val();
-            self.c2h_tdata[c].next = self.up[c].m_tdata.val();
-            self.c2h_tkeep[c].next = self.up[c].m_tkeep.val();
-            self.c2h_tlast[c].next = self.up[c].m_tlast.val();
-            self.c2h_tvalid[c].next = self.up[c].m_tvalid.val();
-        }
-        self.up[0].s_tdata.next = self.nic.c2h_tdata.val();
-        self.up[0].s_tvalid.next = self.nic.c2h_tvalid.val();
-        self.up[0].s_tlast.next = self.nic.c2h_tlast.val();
-        self.nic.c2h_tready.next = self.up[0].s_tready.val();
-        self.up[1].s_tdata.next = self.nic.ring_tdata.val();
-        self.up[1].s_tvalid.next = self.nic.ring_tvalid.val();
-        self.up[1].s_tlast.next = false;
-        self.nic.ring_tready.next = self.up[1].s_tready.val();
+        // ---- The card-to-host channels at 256 bits: the stream (already 256 bits), then
+        // the ring (64 bits, upsized; no tlast).
+        self.c2h_tdata[0].next = self.nic.c2h_tdata.val();
+        self.c2h_tkeep[0].next = self.nic.c2h_tkeep.val();
+        self.c2h_tlast[0].next = self.nic.c2h_tlast.val();
+        self.c2h_tvalid[0].next = self.nic.c2h_tvalid.val();
+        self.nic.c2h_tready.next = self.c2h_tready[0].val();
+        self.up.clock.next = self.core_clock.val();
+        self.up.reset.next = self.core_rs.reset.val();
+        self.up.m_tready.next = self.c2h_tready[1].val();
+        self.c2h_tdata[1].next = self.up.m_tdata.val();
+        self.c2h_tkeep[1].next = self.up.m_tkeep.val();
+        self.c2h_tlast[1].next = self.up.m_tlast.val();
+        self.c2h_tvalid[1].next = self.up.m_tvalid.val();
+        self.up.s_tdata.next = self.nic.ring_tdata.val();
+        self.up.s_tvalid.next = self.nic.ring_tvalid.val();
+        self.up.s_tlast.next = false;
+        self.nic.ring_tready.next = self.up.s_tready.val();
 
         // ---- The Si5324 bring-up on the system clock.
         self.si.clock.next = self.sys_clock.val();

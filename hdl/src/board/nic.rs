@@ -88,7 +88,8 @@ pub struct BoardNic {
     pub core_reset: Signal<In, Bit>,
     /// AXI4-Lite: the register file's bus, passed through.
     pub bus: AxiLiteSlave<REGS_A>,
-    pub c2h_tdata: Signal<Out, Bits<64>>,
+    pub c2h_tdata: Signal<Out, Bits<256>>,
+    pub c2h_tkeep: Signal<Out, Bits<32>>,
     pub c2h_tvalid: Signal<Out, Bit>,
     pub c2h_tlast: Signal<Out, Bit>,
     pub c2h_tready: Signal<In, Bit>,
@@ -142,6 +143,7 @@ impl BoardNic {
             core_reset: Default::default(),
             bus: Default::default(),
             c2h_tdata: Default::default(),
+            c2h_tkeep: Default::default(),
             c2h_tvalid: Default::default(),
             c2h_tlast: Default::default(),
             c2h_tready: Default::default(),
@@ -277,6 +279,7 @@ impl Logic for BoardNic {
         self.sketch.c2h_tready.next = self.c2h_tready.val();
         self.sketch.ring_tready.next = self.ring_tready.val();
         self.c2h_tdata.next = self.sketch.c2h_tdata.val();
+        self.c2h_tkeep.next = self.sketch.c2h_tkeep.val();
         self.c2h_tvalid.next = self.sketch.c2h_tvalid.val();
         self.c2h_tlast.next = self.sketch.c2h_tlast.val();
         self.ring_tdata.next = self.sketch.ring_tdata.val();

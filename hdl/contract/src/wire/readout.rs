@@ -22,14 +22,20 @@
 //! ```
 //!
 //! Every window's payload is covered exactly once, its chunks in offset order; chunks of
-//! different windows may interleave, so an engine that reads several windows at once
-//! writes the same format (the first engine writes one chunk per window, in window order).
-//! The stream's length follows from its chunks, so it can be found in a larger buffer.
+//! different windows may interleave. A chunk may be empty (`n = 0`, at the window's end
+//! offset): a filler. The NIC's engine reads every window at once (one lane per window),
+//! cuts each window into chunks of [`CHUNK_PAYLOAD`] words ([`window_chunks`]: full chunks,
+//! the rest, then empty chunks until the window's words fill whole 256-bit beats of
+//! [`BEAT_WORDS`] words) and sends whole chunks in whatever order the lanes fill them, so
+//! its streams differ from [`encode`]'s (window order) only in the order of the chunks.
+//! The stream's length follows from its chunks, so it can be found in a larger buffer; it
+//! is [`stream_words`] whatever the order.
 //!
 //! A host trusts a stream only when the CRC holds and SEQUENCE did not move between start
 //! and end (a swap or clear during the stream would have changed the idle bank under it).
 //! [`crc_columns`] is the per-word CRC step as a matrix, so the engine folds one 64-bit
-//! word per clock with constants derived from the same CRC definition.
+//! word per clock with constants derived from the same CRC definition, and
+//! [`crc_columns_words`] the step over a whole beat.
 
 use crate::geometry::{SuMaxGeometry, TowerGeometry};
 use crate::packing::{pack_words, PackedBits, TooWide};
@@ -183,9 +189,32 @@ pub const END_MARK: u8 = 0xFF;
 /// Largest chunk payload (24-bit field) and payload offset.
 pub const MAX_CHUNK_WORDS: u64 = (1 << 24) - 1;
 
-/// Words of the stream with one chunk per window (what the serial engine writes).
+/// 64-bit words of one beat of the card-to-host channel (256 bits, XDMA's width at Gen3 x8).
+pub const BEAT_WORDS: u64 = 4;
+/// Payload words of a full chunk: with its chunk word, 64 words, 16 beats.
+pub const CHUNK_PAYLOAD: u64 = 63;
+
+/// The chunks `(offset, words)` of a window of `p` payload words: full chunks of
+/// [`CHUNK_PAYLOAD`], the rest, then empty chunks at offset `p` until the window's words
+/// (chunk words and payload) are a whole number of beats.
+pub fn window_chunks(p: u64) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> =
+        (0..p.div_ceil(CHUNK_PAYLOAD)).map(|i| (i * CHUNK_PAYLOAD, CHUNK_PAYLOAD.min(p - i * CHUNK_PAYLOAD))).collect();
+    while !(v.len() as u64 + p).is_multiple_of(BEAT_WORDS) {
+        v.push((p, 0));
+    }
+    v
+}
+
+/// Words a window of `p` payload words takes in the stream (a multiple of [`BEAT_WORDS`]).
+pub fn window_words(p: u64) -> u64 {
+    (p + p.div_ceil(CHUNK_PAYLOAD)).next_multiple_of(BEAT_WORDS)
+}
+
+/// Words of the stream: the header, every window's chunks ([`window_chunks`]), the end word
+/// and the trailer. The same for any order of the chunks.
 pub fn stream_words(specs: &[WindowSpec]) -> usize {
-    HEADER_WORDS + specs.iter().map(|s| 1 + s.payload_words() as usize).sum::<usize>() + 2
+    HEADER_WORDS + specs.iter().map(|s| window_words(s.payload_words()) as usize).sum::<usize>() + 2
 }
 
 /// The chunk word of `n` payload words from offset `o` of window `w`.
@@ -193,17 +222,20 @@ pub fn chunk_word(w: usize, o: u64, n: u64) -> u64 {
     w as u64 | o << 16 | n << 40
 }
 
-/// The stream the engine writes for these window contents, one chunk per window in window
-/// order (the software reference the hardware is compared with). A word above its width is
-/// an error, as in the packing rule.
+/// The stream of these window contents with every window's chunks ([`window_chunks`]) in
+/// window order: the software reference the hardware is compared with, chunk by chunk. A
+/// word above its width is an error, as in the packing rule.
 pub fn encode(
     h: &StreamHeader,
     windows: &[(&WindowSpec, &[u32])],
     sequence_end: u32,
 ) -> Result<Vec<u64>, TooWide> {
     let payloads = payloads(windows)?;
-    let order: Vec<(usize, u64, u64)> =
-        payloads.iter().enumerate().map(|(i, p)| (i, 0, p.len() as u64)).collect();
+    let order: Vec<(usize, u64, u64)> = payloads
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| window_chunks(p.len() as u64).into_iter().map(move |(o, n)| (i, o, n)))
+        .collect();
     Ok(assemble(h, &payloads, &order, sequence_end))
 }
 
@@ -345,6 +377,21 @@ pub fn crc_columns() -> ([u32; 32], [u32; 64]) {
     (state, data)
 }
 
+/// [`crc_columns`] for `k` words folded at once (a beat: `k` = [`BEAT_WORDS`]): the state
+/// columns, then one column per bit of the `64 * k` data bits, word 0's bits first (the
+/// bytes in stream order).
+pub fn crc_columns_words(k: usize) -> ([u32; 32], Vec<u32>) {
+    let state = core::array::from_fn(|j| CHECKSUM.register_step(1 << j, &vec![0; 8 * k]));
+    let data = (0..64 * k)
+        .map(|b| {
+            let mut bytes = vec![0u8; 8 * k];
+            bytes[b / 8] = 1 << (b % 8);
+            CHECKSUM.register_step(0, &bytes)
+        })
+        .collect();
+    (state, data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,6 +508,51 @@ mod tests {
             r = n;
         }
         assert_eq!(CHECKSUM.finish(r), crc_of(&words));
+    }
+
+    #[test]
+    fn window_chunks_cover_the_payload_in_whole_beats() {
+        for p in 1..400u64 {
+            let c = window_chunks(p);
+            assert_eq!(c.iter().map(|&(_, n)| n).sum::<u64>(), p, "p = {p}");
+            assert!(c.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0), "p = {p}: not contiguous");
+            assert!(c.iter().all(|&(_, n)| n <= CHUNK_PAYLOAD));
+            let fillers = c.iter().filter(|&&(o, n)| n == 0 && o == p).count() as u64;
+            assert!(fillers < BEAT_WORDS, "p = {p}: {fillers} fillers");
+            assert_eq!(window_words(p), c.len() as u64 + p);
+            assert!(window_words(p).is_multiple_of(BEAT_WORDS));
+        }
+    }
+
+    #[test]
+    fn crc_columns_words_fold_a_beat_like_four_words() {
+        let (s1, d1) = crc_columns();
+        let (s4, d4) = crc_columns_words(BEAT_WORDS as usize);
+        let fold = |state: &[u32], data: &[u32], r: u32, w: &[u64]| {
+            let mut n = 0;
+            for (j, c) in state.iter().enumerate() {
+                if r >> j & 1 == 1 {
+                    n ^= c;
+                }
+            }
+            for (b, c) in data.iter().enumerate() {
+                if w[b / 64] >> (b % 64) & 1 == 1 {
+                    n ^= c;
+                }
+            }
+            n
+        };
+        let words: Vec<u64> = (0..40u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7)).collect();
+        let mut one = CHECKSUM.init;
+        for w in &words {
+            one = fold(&s1, &d1, one, std::slice::from_ref(w));
+        }
+        let mut four = CHECKSUM.init;
+        for beat in words.chunks(4) {
+            four = fold(&s4, &d4, four, beat);
+        }
+        assert_eq!(one, four);
+        assert_eq!(CHECKSUM.finish(four), crc_of(&words));
     }
 
     #[test]
