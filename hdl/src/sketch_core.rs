@@ -91,8 +91,8 @@ use crate::per_switch::hop_capture::REC_BITS as HOP_REC_BITS;
 use crate::per_switch::hop_serializer::{self, PATH_BITS};
 use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
 use crate::per_switch::latency_tower;
-use crate::readout::ring::RingWriter;
 use crate::readout::lane::LaneRead;
+use crate::readout::ring::RingWriter;
 use crate::readout::stream::StreamEngine;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
 use crate::sketch::cell_index::{CellIndex, CELL_INDEX_LATENCY};
@@ -605,9 +605,9 @@ impl Logic for SketchCore {
         // SuMax windows: word k -> (bucket, cell), read all arrays, pick the window's.
         self.cidx.clock.next = self.clock.val();
         self.cidx.k.next = self.w_index.val();
+        self.st_cell.x.next = self.stream.col[3].val();
         if self.stream.busy.val() {
             self.sumax.rd_addr.next = self.stream.row[3].val().get_bits::<SUMAX_A>(0);
-            self.st_cell.x.next = self.stream.col[3].val();
             self.sumax.rd_cell.next = self.st_cell.y.val();
         } else {
             self.sumax.rd_addr.next = self.cidx.bucket.val();

@@ -18,9 +18,9 @@
 //!   Those run many clocks per call into the model (`Model::stream`); a register access
 //!   runs one clock per FFI round trip.
 //! - **Card-to-host channel**: the core's readout-stream port (`c2h_*`) ends in a host
-//!   buffer ([`C2hBuffer`]) that takes a word on every clock it is offered one, as the DMA
-//!   engine of a Gen3 x8 link does (its 256-bit channel at 250 MHz outruns the core's 64-bit
-//!   stream), or on every `n`th clock when throttled ([`SimNic::set_c2h_every`]).
+//!   buffer ([`C2hBuffer`]) that takes a 256-bit beat on every clock it is offered one, as
+//!   the DMA engine of a Gen3 x8 link does (its 256-bit channel at 250 MHz), or on every
+//!   `n`th clock when throttled ([`SimNic::set_c2h_every`]).
 //!   [`C2hChannel::wait`] runs the clock until a stream's trailer has arrived.
 //! - **Record ring**: the core's `ring_*` channel ends in a ring in host memory
 //!   ([`HostRing`], [`RING_WORDS_DEFAULT`] words) that takes a word on every clock while it
@@ -106,6 +106,7 @@ struct CorePorts {
     c2h_tready: PortId,
     c2h_tvalid: PortId,
     c2h_tlast: PortId,
+    c2h_tkeep: PortId,
     c2h_tdata: PortId,
     ring_tready: PortId,
     ring_tvalid: PortId,
@@ -116,8 +117,19 @@ struct CorePorts {
 /// ring_tready.
 const IN_ROW: usize = 10;
 /// Words of one output row: tready, mon_valid, mon_epoch, mon_key 4, c2h_tvalid,
-/// c2h_tlast, c2h_tdata 2, ring_tvalid, ring_tdata 2.
-const OUT_ROW: usize = 14;
+/// c2h_tlast, c2h_tkeep, c2h_tdata 8, ring_tvalid, ring_tdata 2.
+const OUT_ROW: usize = 21;
+
+/// The 64-bit words a card-to-host beat holds (`tkeep`: whole words from the first), or why
+/// the beat is malformed.
+pub fn beat_words(keep: u32, data: &[u32]) -> Vec<u64> {
+    let n = (keep.count_ones() / 8) as usize;
+    assert!(
+        n >= 1 && keep as u64 == (1u64 << (8 * n)) - 1,
+        "a readout beat's tkeep {keep:#x} is not whole 64-bit words from the first"
+    );
+    (0..n).map(|k| data[2 * k] as u64 | (data[2 * k + 1] as u64) << 32).collect()
+}
 
 /// The host buffer at the end of the card-to-host channel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -139,10 +151,10 @@ impl C2hBuffer {
         self.every <= 1 || self.decided.is_multiple_of(self.every)
     }
 
-    /// One clock's channel outputs, with the `tready` that clock had.
-    fn take(&mut self, valid: bool, last: bool, data: u64, ready: bool) {
+    /// One clock's channel outputs (a beat's words), with the `tready` that clock had.
+    fn take(&mut self, valid: bool, last: bool, words: &[u64], ready: bool) {
         if valid && ready {
-            self.words.push(data);
+            self.words.extend_from_slice(words);
             self.streams += last as u64;
         }
     }
@@ -222,6 +234,7 @@ impl NicFabric {
             c2h_tready: p("c2h_tready"),
             c2h_tvalid: p("c2h_tvalid"),
             c2h_tlast: p("c2h_tlast"),
+            c2h_tkeep: p("c2h_tkeep"),
             c2h_tdata: p("c2h_tdata"),
             ring_tready: p("ring_tready"),
             ring_tvalid: p("ring_tvalid"),
@@ -324,19 +337,22 @@ impl NicFabric {
     /// Records one clock's outputs: `tready`, `mon_valid`, `mon_epoch`, `mon_key` words, the
     /// channel's `tvalid`, `tlast` and `tdata` words (taken if `c2h_ready` was driven).
     fn observe(&mut self, o: &[u32]) {
-        let data = o[9] as u64 | (o[10] as u64) << 32;
-        let ring = o[12] as u64 | (o[13] as u64) << 32;
+        let beat = if o[7] == 1 { beat_words(o[9], &o[10..18]) } else { Vec::new() };
+        let ring = o[19] as u64 | (o[20] as u64) << 32;
         if let Some(x) = &mut self.xdma {
             if o[7] == 1 && self.c2h_ready {
-                x.push(0, data, o[8] == 1).expect("the engine was ready this clock");
+                let n = beat.len();
+                for (k, &w) in beat.iter().enumerate() {
+                    x.push(0, w, o[8] == 1 && k + 1 == n).expect("the engine was ready this clock");
+                }
             }
-            if o[11] == 1 && self.ring_ready {
+            if o[18] == 1 && self.ring_ready {
                 x.push(1, ring, false).expect("the engine was ready this clock");
             }
             x.step();
         } else {
-            self.c2h.take(o[7] == 1, o[8] == 1, data, self.c2h_ready);
-            if o[11] == 1 && self.ring_ready {
+            self.c2h.take(o[7] == 1, o[8] == 1, &beat, self.c2h_ready);
+            if o[18] == 1 && self.ring_ready {
                 self.ring.words.push_back(ring);
             }
         }
@@ -354,17 +370,18 @@ impl NicFabric {
 
     fn sample(&mut self, m: &mut Model) {
         let p = self.ports;
-        let mut o = [m.get(p.tready) as u32, m.get(p.mon_valid) as u32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut o = [0u32; OUT_ROW];
+        (o[0], o[1]) = (m.get(p.tready) as u32, m.get(p.mon_valid) as u32);
         o[7] = m.get(p.c2h_tvalid) as u32;
         if o[7] == 1 {
             o[8] = m.get(p.c2h_tlast) as u32;
-            let d = m.get(p.c2h_tdata);
-            (o[9], o[10]) = (d as u32, (d >> 32) as u32);
+            o[9] = m.get(p.c2h_tkeep) as u32;
+            o[10..18].copy_from_slice(m.get_words(p.c2h_tdata));
         }
-        o[11] = m.get(p.ring_tvalid) as u32;
-        if o[11] == 1 {
+        o[18] = m.get(p.ring_tvalid) as u32;
+        if o[18] == 1 {
             let d = m.get(p.ring_tdata);
-            (o[12], o[13]) = (d as u32, (d >> 32) as u32);
+            (o[19], o[20]) = (d as u32, (d >> 32) as u32);
         }
         if o[1] == 1 {
             o[2] = m.get(p.mon_epoch) as u32;
@@ -388,6 +405,7 @@ impl NicFabric {
             p.mon_key,
             p.c2h_tvalid,
             p.c2h_tlast,
+            p.c2h_tkeep,
             p.c2h_tdata,
             p.ring_tvalid,
             p.ring_tdata,
@@ -563,7 +581,7 @@ impl SimNic {
 }
 
 impl SimNic {
-    /// The channel takes a word on every `n`th clock only (1 = every clock, the default).
+    /// The channel takes a beat on every `n`th clock only (1 = every clock, the default).
     pub fn set_c2h_every(&mut self, n: u64) {
         self.bar.fabric.c2h.every = n.max(1);
     }

@@ -28,6 +28,7 @@ use smartnic_hdl::board::nic::nic_verilog;
 use smartnic_hdl::board::port_merge::PORTS;
 use smartnic_hdl::regs::RegMap;
 use smartnic_sim_tb::simbar::{AxiLitePorts, Rng};
+use smartnic_sim_tb::simnic::beat_words;
 use smartnic_sim_tb::{Model, PortId};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -47,6 +48,7 @@ struct Ports {
     mon_epoch: PortId,
     mon_port: PortId,
     c2h_tdata: PortId,
+    c2h_tkeep: PortId,
     c2h_tvalid: PortId,
     c2h_tlast: PortId,
     c2h_tready: PortId,
@@ -73,6 +75,7 @@ impl Ports {
             mon_epoch: m.port("mon_epoch"),
             mon_port: m.port("mon_port"),
             c2h_tdata: m.port("c2h_tdata"),
+            c2h_tkeep: m.port("c2h_tkeep"),
             c2h_tvalid: m.port("c2h_tvalid"),
             c2h_tlast: m.port("c2h_tlast"),
             c2h_tready: m.port("c2h_tready"),
@@ -245,7 +248,9 @@ impl Board {
         self.m.set(self.p.c2h_tready, ready as u128);
         self.m.eval();
         if ready && self.m.get(self.p.c2h_tvalid) == 1 {
-            self.c2h.push(self.m.get(self.p.c2h_tdata) as u64);
+            let keep = self.m.get(self.p.c2h_tkeep) as u32;
+            let words = beat_words(keep, self.m.get_words(self.p.c2h_tdata));
+            self.c2h.extend(words);
             self.trailer = self.m.get(self.p.c2h_tlast) == 1;
         }
     }

@@ -264,8 +264,9 @@ fn streams_hold_the_contract_encoders_chunks_under_backpressure() {
             m.set_by_name("idle_packets", h.idle_packets as u128);
             let run = run_stream(&mut m, &p, (&specs, &reads, &mem), go.as_ref(), ready.as_ref());
             let what = format!("{gname}, {name}");
-            let (parsed, len) = readout::parse(&run.words, &specs)
-                .unwrap_or_else(|e| panic!("{what}: {e}; stream starts {:x?}", &run.words[..run.words.len().min(24)]));
+            let (parsed, len) = readout::parse(&run.words, &specs).unwrap_or_else(|e| {
+                panic!("{what}: {e}; stream starts {:x?}", &run.words[..run.words.len().min(24)])
+            });
             assert_eq!((parsed.windows, len), (mem.clone(), run.words.len()), "{what}");
             assert_eq!(len, readout::stream_words(&specs), "{what}");
             assert_eq!(run.reads, cells, "{what}: every cell read once");

@@ -282,8 +282,8 @@ impl<const NL: usize> Logic for StreamEngine<NL> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, ptr, sel, h_beat, end_w, trailer, crc, crc_e, cw, cv, words, clocks, stalls, streams_q,
-            lw_q, lc_q, ls_q
+            self, clock, state, ptr, sel, h_beat, end_w, trailer, crc, crc_e, cw, cv, words, clocks, stalls,
+            streams_q, lw_q, lc_q, ls_q
         );
         // Lanes: their read ports are the engine's; `start` starts them all.
         self.all_done.next = true;
@@ -460,8 +460,10 @@ impl<const NL: usize> Logic for StreamEngine<NL> {
         if self.state.q.val() == self.s[0].val() {
             if self.start.val() {
                 self.state.d.next = self.s[1].val();
-                self.h_beat.d.next =
-                    self.k_magic.val() | (self.h1.y.val() << 64) | (self.h2.y.val() << 128) | (self.h3.y.val() << 192);
+                self.h_beat.d.next = self.k_magic.val()
+                    | (self.h1.y.val() << 64)
+                    | (self.h2.y.val() << 128)
+                    | (self.h3.y.val() << 192);
                 self.crc.d.next = self.crc_init.val();
                 self.ptr.d.next = self.k_zero4.val();
                 self.words.d.next = 0.into();

@@ -198,8 +198,9 @@ pub const CHUNK_PAYLOAD: u64 = 63;
 /// [`CHUNK_PAYLOAD`], the rest, then empty chunks at offset `p` until the window's words
 /// (chunk words and payload) are a whole number of beats.
 pub fn window_chunks(p: u64) -> Vec<(u64, u64)> {
-    let mut v: Vec<(u64, u64)> =
-        (0..p.div_ceil(CHUNK_PAYLOAD)).map(|i| (i * CHUNK_PAYLOAD, CHUNK_PAYLOAD.min(p - i * CHUNK_PAYLOAD))).collect();
+    let mut v: Vec<(u64, u64)> = (0..p.div_ceil(CHUNK_PAYLOAD))
+        .map(|i| (i * CHUNK_PAYLOAD, CHUNK_PAYLOAD.min(p - i * CHUNK_PAYLOAD)))
+        .collect();
     while !(v.len() as u64 + p).is_multiple_of(BEAT_WORDS) {
         v.push((p, 0));
     }
