@@ -54,11 +54,14 @@
 //!   after [`TW_LATENCY`] = 6. Every window takes a request a clock (the select and word bits
 //!   a later stage needs travel beside the request). The per-switch block's MODE and
 //!   thresholds drive the half and the table; RECORD_POP pops the record buffer.
-//! - **Readout stream** ([`StreamEngine`]): a write of START to the stream block makes the
-//!   engine the window interface's master until its stream has left on `c2h_*`: every
-//!   window of the idle bank in `win_sel` order, one read a clock, packed, with the header,
-//!   SEQUENCE at both ends and a CRC (`contract::wire::readout`). A window read over the BAR
-//!   meanwhile answers 0 at once.
+//! - **Readout stream** ([`StreamEngine`]): a write of START to the stream block starts the
+//!   engine, which reads the idle bank's RAMs itself until its stream has left on `c2h_*`:
+//!   one lane per window ([`stream_reads`]), every lane a read a clock at its RAM's read
+//!   latency (the Tower and latency arrays each on its own port, a latency bucket's count
+//!   and sum in one read; SuMax's three arrays in lockstep on their shared address, a cell
+//!   a read; the table's two ways one after the other on its one port), packed, in whole
+//!   256-bit beats, with the header, SEQUENCE at both ends and a CRC
+//!   (`contract::wire::readout`). A window read over the BAR meanwhile answers 0 at once.
 //! - **Record ring** ([`RingWriter`]): with the stream block's RING_CONTROL ENABLE set, the
 //!   record buffer's pops go to the ring writer, which sends each record on `ring_*` as soon
 //!   as the buffer holds it; RECORD_POP then reads 0.
@@ -77,7 +80,7 @@
 //! | `sketch_idle` | out | 1 | no packet in the sketch pipeline |
 //! | `est_valid`, `est_inf`, `estimate` | out | 1, 1, 32 | the tower's per-packet estimate at its last write (`done`): `Tower::query` after the insert, CM or ACU (the table's input) |
 //! | `sm_done`, `sm_size_inf`, `sm_size`, `sm_delay_inf`, `sm_delay` | out | 1, 1, 32, 1, 32 | SuMax's per-packet size and delay-cell estimates at its last write |
-//! | `c2h_tdata`, `c2h_tvalid`, `c2h_tlast`, `c2h_tready` | out, out, out, in | 64, 1, 1, 1 | the readout stream ([`StreamEngine`]): one stream per START of the stream block, `c2h_tlast` on its trailer; the channel may hold `c2h_tready` low for any time |
+//! | `c2h_tdata`, `c2h_tkeep`, `c2h_tvalid`, `c2h_tlast`, `c2h_tready` | out, out, out, out, in | 256, 32, 1, 1, 1 | the readout stream ([`StreamEngine`]): one stream per START of the stream block, whole beats but the last (16 bytes: the end word and the trailer), `c2h_tlast` on it; the channel may hold `c2h_tready` low for any time |
 //! | `ring_tdata`, `ring_tvalid`, `ring_tready` | out, out, in | 64, 1, 1 | the record ring ([`RingWriter`]): while RING_CONTROL's ENABLE is set, every record as the buffer has it (`contract::wire::record_ring`); the channel may hold `ring_tready` low, then the buffer fills and counts what it drops |
 //! | `hop_lost` | out | 1 | the hop serializer refused a packet's hops since reset (never behind one port, by its bound; behind the board's ports only above one hop a clock) |
 //!

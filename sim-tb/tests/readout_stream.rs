@@ -330,7 +330,7 @@ fn start_while_busy_is_ignored_and_reset_idles() {
     assert_eq!(m.get_by_name("busy"), 0);
     assert_eq!(m.get_by_name("streams"), 0);
     let long = WindowSpec { words: 1 << 21, widths: vec![8] };
-    assert!(StreamEngine::<1>::new(&[long.clone()], &[LaneRead::per_word(&long, 2)]).is_err());
+    assert!(StreamEngine::<1>::new(std::slice::from_ref(&long), &[LaneRead::per_word(&long, 2)]).is_err());
     assert!(StreamEngine::<1>::new(&specs, &[LaneRead::per_word(&specs[0], 9)]).is_err(), "latency 9");
     assert!(StreamEngine::<2>::new(&specs, &reads).is_err(), "one window for two lanes");
     let odd = WindowSpec { words: 6, widths: vec![8, 24] };

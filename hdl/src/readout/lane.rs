@@ -1,6 +1,6 @@
 //! `Lane`: one window of the readout stream, read at one cell a clock from its own read
-//! port and cut into whole chunks of 256-bit beats, which wait in the lane's FIFO until the
-//! stream engine ([`super::stream::StreamEngine`]) sends them.
+//! port and cut into whole chunks of 256-bit beats, which the stream engine
+//! ([`super::stream::StreamEngine`]) keeps in the lane's FIFO until it sends them.
 //!
 //! Every window of the NIC sits in its own RAM (or, for SuMax's arrays and the table's
 //! ways, behind a read port shared in lockstep), so the engine gives each window a lane and
@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! reader (row, col) --rd--> the window's RAM --data, LATENCY clocks later--> packer
-//!   --64-bit payload words--> collector (chunk words, fillers, 4 words a beat) --> FIFO
+//!   --64-bit payload words--> collector (chunk words, fillers, 4 words a beat) --> push
 //! ```
 //!
 //! - **Reader**: on `start`, `rows * cols` reads, `(row, col)` in order, one a clock while
@@ -21,23 +21,21 @@
 //! - **Collector**: the window's payload words into chunks of `CHUNK_PAYLOAD` words behind
 //!   a chunk word, then empty chunks to the beat's end (`wire::readout::window_chunks`), four
 //!   words a beat; the beat that ends a chunk is marked.
-//! - **FIFO**: [`FIFO_DEPTH`] beats; `room` while it holds at most [`ROOM`], which leaves
-//!   space for every read in flight; `has_chunk` while it holds a whole chunk.
+//! - **FIFO** (in the engine, beside its output mux): [`FIFO_DEPTH`] beats; the engine's
+//!   `room` while it holds at most [`ROOM`], which leaves space for every read in flight.
 //!
 //! # Ports
 //!
 //! | port | dir | width | meaning |
 //! |---|---|---|---|
-//! | `clock`, `reset` | in | 1 | synchronous reset: reads stop, FIFO emptied |
+//! | `clock`, `reset` | in | 1 | synchronous reset: reads stop, answers in flight dropped |
 //! | `start` | in | 1 | walk the window from its first cell |
-//! | `go` | in | 1 | a read may be issued this clock |
-//! | `room` | out | 1 | the FIFO has space for more reads |
+//! | `go` | in | 1 | a read may be issued this clock (the FIFO has room) |
 //! | `rd`, `row`, `col` | out | 1, [`ROW_BITS`], 4 | a read of cell `col` of row `row` |
 //! | `issued` | out | 1 | no read left to issue |
 //! | `data` | in | 64 | the answer, [`LaneRead::latency`] clocks after `rd` |
-//! | `head`, `head_last`, `readable`, `pop` | out, out, out, in | 256, 1, 1, 1 | the FIFO's head beat, whether it ends a chunk, whether there is one; `pop` takes it |
-//! | `has_chunk` | out | 1 | the FIFO holds a whole chunk |
-//! | `finished` | out | 1 | every beat of the window has left the FIFO |
+//! | `push`, `beat_out`, `push_last` | out | 1, 256, 1 | a beat for the FIFO (word 0 in bits 0..64), whether it ends a chunk |
+//! | `done` | out | 1 | every beat of the window has been pushed |
 use crate::arith::Widen;
 use rust_hdl::prelude::*;
 use smartnic_contract::wire::readout::{chunk_word, WindowSpec, CHUNK_PAYLOAD};
