@@ -94,7 +94,7 @@ use crate::per_switch::hop_capture::REC_BITS as HOP_REC_BITS;
 use crate::per_switch::hop_serializer::{self, PATH_BITS};
 use crate::per_switch::key_table::{self, KeyTable, HOPS_BITS};
 use crate::per_switch::latency_tower;
-use crate::readout::lane::LaneRead;
+use crate::readout::lane::{LaneRead, ROW_BITS};
 use crate::readout::ring::RingWriter;
 use crate::readout::stream::StreamEngine;
 use crate::regs::{AxiLiteSlave, RegMap, RegisterFile, SEL_BITS};
@@ -224,6 +224,13 @@ pub struct SketchCore {
     st_s2: Widen<64, LAT_S2>,
     st_kt: Widen<64, 32>,
     st_cell: Widen<8, 4>,
+    // What the core does not need of the lanes' read ports: the lanes time their own
+    // answers (`rd`), each RAM takes its address bits of `row`, and only the lockstep
+    // groups' leaders drive `col` and `issued`.
+    sink_rd: [BitSink; STREAM_LANES],
+    sink_issued: [BitSink; STREAM_LANES],
+    sink_row: [Sink<ROW_BITS>; STREAM_LANES],
+    sink_col: [Sink<4>; STREAM_LANES],
     st_cw: [Constant<Bits<64>>; LAT_ARRAYS],
     ring: RingWriter,
     w_req: Signal<Local, Bit>,
@@ -433,6 +440,10 @@ impl SketchCore {
             st_s2: Default::default(),
             st_kt: Default::default(),
             st_cell: Default::default(),
+            sink_rd: Default::default(),
+            sink_issued: Default::default(),
+            sink_row: Default::default(),
+            sink_col: Default::default(),
             st_cw: [LAT_C0, LAT_C1, LAT_C2].map(|w| Constant::new((w as u64).to_bits())),
             ring: Default::default(),
             w_req: Default::default(),
@@ -512,6 +523,12 @@ impl Logic for SketchCore {
             self.stream.go[i + 6].next = self.stream.room[i + 6].val();
             self.stream.go[i + 3].next =
                 self.stream.room[3].val() & self.stream.room[4].val() & self.stream.room[5].val();
+        }
+        for i in 0..STREAM_LANES {
+            self.sink_rd[i].x.next = self.stream.rd[i].val();
+            self.sink_issued[i].x.next = self.stream.issued[i].val();
+            self.sink_row[i].x.next = self.stream.row[i].val();
+            self.sink_col[i].x.next = self.stream.col[i].val();
         }
         self.stream.go[9].next = self.stream.room[9].val();
         self.stream.go[10].next = self.stream.room[10].val() & self.stream.issued[9].val();

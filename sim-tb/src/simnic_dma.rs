@@ -3,7 +3,9 @@
 //! programs that engine through its registers, exactly as on the board. The NIC is shared
 //! ([`SharedNic`]) between the two register spaces the driver sees: the core's BAR
 //! ([`NicBar`]) and the engine's ([`NicDmaBar`], whose every access lasts
-//! [`DMA_ACCESS_CLOCKS`] core clocks, the NIC running meanwhile).
+//! [`DMA_ACCESS_CLOCKS`] core clocks, the NIC running meanwhile). [`EngineBar`] is that
+//! engine BAR for any simulated device with the model attached ([`DmaHost`]): the board
+//! benches use it too.
 //!
 //! ```no_run
 //! use smartnic_driver::blocks::DeviceMap;
@@ -16,9 +18,7 @@
 //! ```
 use crate::simnic::SimNic;
 use smartnic_driver::access::{AccessError, RegisterAccess};
-use smartnic_driver::blocks::DeviceMap;
-use smartnic_driver::contract::regs::stream::RING_WORDS;
-use smartnic_driver::dma::{HeapDma, RingConfig, StreamConfig, WithDma, XdmaC2h};
+use smartnic_driver::dma::{open_channels, HeapDma, WithDma, XdmaC2h};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -44,44 +44,62 @@ impl RegisterAccess for NicBar {
     }
 }
 
-/// The DMA engine's registers of a [`SharedNic`] (see the module docs).
-pub struct NicDmaBar(pub SharedNic);
+/// A simulated device whose card-to-host channels end in the XDMA model.
+pub trait DmaHost {
+    /// Runs the device's core clock for `clocks` clocks.
+    fn run_core(&mut self, clocks: u64);
+    /// The model's registers.
+    fn engine(&mut self) -> &mut dyn RegisterAccess;
+}
 
-impl NicDmaBar {
-    fn engine<T>(&mut self, f: impl FnOnce(&mut dyn RegisterAccess) -> T) -> T {
-        let mut nic = self.0.borrow_mut();
-        nic.run(DMA_ACCESS_CLOCKS);
-        f(nic.xdma().expect("the NIC has its DMA engine attached"))
+impl DmaHost for SimNic {
+    fn run_core(&mut self, clocks: u64) {
+        self.run(clocks);
+    }
+    fn engine(&mut self) -> &mut dyn RegisterAccess {
+        self.xdma().expect("the NIC has its DMA engine attached")
     }
 }
 
-impl RegisterAccess for NicDmaBar {
+/// The DMA engine's registers of a shared device: every access lasts [`DMA_ACCESS_CLOCKS`]
+/// core clocks, the device running meanwhile.
+pub struct EngineBar<H: DmaHost>(pub Rc<RefCell<H>>);
+
+impl<H: DmaHost> EngineBar<H> {
+    fn access<T>(&mut self, f: impl FnOnce(&mut dyn RegisterAccess) -> T) -> T {
+        let mut h = self.0.borrow_mut();
+        h.run_core(DMA_ACCESS_CLOCKS);
+        f(h.engine())
+    }
+}
+
+impl<H: DmaHost> RegisterAccess for EngineBar<H> {
     fn bar_size(&self) -> u64 {
         smartnic_driver::contract::xdma::REG_SPACE
     }
     fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
-        self.engine(|e| e.read32(offset))
+        self.access(|e| e.read32(offset))
     }
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
-        self.engine(|e| e.write32(offset, value))
+        self.access(|e| e.write32(offset, value))
     }
 }
+
+/// The DMA engine's registers of a [`SharedNic`] (see the module docs).
+pub type NicDmaBar = EngineBar<SimNic>;
 
 /// The driver's view of a NIC read out by DMA: the core's BAR with the engine's channels.
 pub type DmaNic = WithDma<NicBar, XdmaC2h<NicDmaBar, HeapDma>>;
 
 /// Attaches the DMA engine to `nic` and opens its channels with the driver's `XdmaC2h`
-/// (default buffers, the ring counted from the NIC's RING_WORDS now); returns the shared
+/// (`dma::open_channels`, as the CLI does on a board); returns the shared
 /// NIC (for the test's own use: frames, clocks) and the device the driver reads.
 pub fn dma_nic(mut nic: SimNic) -> Result<(SharedNic, DmaNic), String> {
     let mem = HeapDma::new();
     nic.attach_xdma(mem.clone());
-    let map = DeviceMap::discover(&mut nic).map_err(|e| format!("the simulated NIC's map: {e}"))?;
-    let stream = map.stream.ok_or("the simulated NIC has no stream block")?;
-    let taken = nic.read32(stream + RING_WORDS).map_err(|e| e.to_string())?;
     let shared = Rc::new(RefCell::new(nic));
-    let ring = RingConfig { taken, ..RingConfig::default() };
-    let dma = XdmaC2h::open(NicDmaBar(shared.clone()), mem, StreamConfig::default(), ring)
-        .map_err(|e| format!("the DMA engine: {e}"))?;
-    Ok((shared.clone(), WithDma { bar: NicBar(shared), dma }))
+    let mut bar = NicBar(shared.clone());
+    let dma = open_channels(&mut bar, EngineBar(shared.clone()), mem)
+        .map_err(|e| format!("the simulated NIC: {e}"))?;
+    Ok((shared, WithDma { bar, dma }))
 }

@@ -30,22 +30,18 @@ use smartnic_contract::regs::{stats, tower as tower_regs};
 use smartnic_driver::access::{AccessError, RegisterAccess};
 use smartnic_driver::blocks::{DeviceMap, PerSwitchConfig};
 use smartnic_driver::config::write_per_switch_config;
-use smartnic_driver::contract::regs::stream::RING_WORDS;
-use smartnic_driver::dma::{HeapDma, RingConfig, StreamConfig, WithDma, XdmaC2h};
+use smartnic_driver::dma::{open_channels, HeapDma, WithDma};
 use smartnic_driver::readout::{read_snapshot, start_ring, ReadoutConfig, ReadoutPath, RecordsVia};
 use smartnic_hdl::board::logic::{nic_verilog, C2H};
 use smartnic_hdl::board::port_merge::PORTS;
 use smartnic_hdl::regs::RegMap;
 use smartnic_sim_tb::simbar::{AxiLitePorts, Rng};
+use smartnic_sim_tb::simnic_dma::{DmaHost, EngineBar};
 use smartnic_sim_tb::xdma::{Timing, XdmaModel};
 use smartnic_sim_tb::{Model, PortId};
 use std::cell::RefCell;
 use std::process::Command;
 use std::rc::Rc;
-
-/// Core clocks one access to the DMA engine's registers lasts (it only paces the
-/// simulation while the driver polls).
-const DMA_ACCESS_CLOCKS: u64 = 8;
 
 struct Ports {
     mac_clock: PortId,
@@ -307,29 +303,14 @@ impl RegisterAccess for Bar {
     }
 }
 
-/// The DMA engine's registers (XDMA's own BAR): each access lasts [`DMA_ACCESS_CLOCKS`]
-/// core clocks, the board running meanwhile.
-struct DmaBar(Shared);
-
-impl DmaBar {
-    fn engine<T>(&mut self, f: impl FnOnce(&mut dyn RegisterAccess) -> T) -> T {
-        let mut b = self.0.borrow_mut();
-        b.core_clocks(DMA_ACCESS_CLOCKS);
-        f(&mut b.xdma)
+// The DMA engine's registers (XDMA's own BAR): `EngineBar`, each access lasting
+// `DMA_ACCESS_CLOCKS` core clocks, the board running meanwhile.
+impl DmaHost for Board {
+    fn run_core(&mut self, clocks: u64) {
+        self.core_clocks(clocks);
     }
-}
-
-impl RegisterAccess for DmaBar {
-    fn bar_size(&self) -> u64 {
-        smartnic_driver::contract::xdma::REG_SPACE
-    }
-
-    fn read32(&mut self, offset: u32) -> Result<u32, AccessError> {
-        self.engine(|e| e.read32(offset))
-    }
-
-    fn write32(&mut self, offset: u32, value: u32) -> Result<(), AccessError> {
-        self.engine(|e| e.write32(offset, value))
+    fn engine(&mut self) -> &mut dyn RegisterAccess {
+        &mut self.xdma
     }
 }
 
@@ -358,11 +339,8 @@ fn four_ports_to_a_report_by_dma() {
     assert_eq!(write_per_switch_config(&mut bar, &dev, &ps).unwrap(), ps);
     let dev = DeviceMap::discover(&mut bar).unwrap();
     // The driver's DMA engine on XDMA's registers: channel 0 for the stream, channel 1 the
-    // ring, counted from RING_WORDS now.
-    let taken = bar.read32(dev.stream.expect("a stream block") + RING_WORDS).unwrap();
-    let ring = RingConfig { taken, ..RingConfig::default() };
-    let dma = XdmaC2h::open(DmaBar(shared.clone()), mem, StreamConfig::default(), ring)
-        .unwrap_or_else(|e| panic!("the DMA engine: {e}"));
+    // ring, counted from RING_WORDS now (as the CLI opens a board's).
+    let dma = open_channels(&mut bar, EngineBar(shared.clone()), mem).unwrap_or_else(|e| panic!("{e}"));
     let mut nic = WithDma { bar, dma };
     assert!(start_ring(&mut nic, &dev).unwrap(), "the board has a record ring");
     let cfg = ReadoutConfig { path: ReadoutPath::Stream, ..sim_readout_config() };

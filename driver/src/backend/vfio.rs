@@ -15,6 +15,7 @@ use smartnic_contract::regs::{PCI_DEVICE_ID, PCI_VENDOR_ID};
 use std::fs::OpenOptions;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where VFIO looks: the sysfs root and the VFIO device directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +36,9 @@ pub struct VfioBar {
     /// The mapped BAR if it is mappable, otherwise the BAR itself (pread/pwrite on the
     /// VFIO device file). Declared before `device` so it is dropped (unmapped) first.
     region: Box<dyn PciRegion>,
-    device: VfioPciDevice,
+    /// The opened device, shared with the other BARs opened from it ([`VfioBar::sibling`]):
+    /// a process can open a VFIO group once.
+    device: Arc<VfioPciDevice>,
     bdf: String,
     group: u32,
 }
@@ -79,21 +82,22 @@ impl VfioBar {
             });
         }
         config.command().memory_space_enable().write(true).map_err(vfio)?;
-        let owning = device.bar(bar as usize).ok_or_else(|| OpenError::NoBar {
-            bdf: bdf.clone(),
-            bar,
-            path: dir.join(format!("resource{bar}")),
-        })?;
-        let len = owning.len();
-        if len == 0 || !len.is_multiple_of(4) || len > 1 << 32 {
-            return Err(OpenError::BadSize { path: dir.join(format!("resource{bar}")), len });
-        }
-        let region: Box<dyn PciRegion> = if owning.is_mappable() {
-            Box::new(owning.map(.., Permissions::ReadWrite).map_err(vfio)?)
-        } else {
-            Box::new(owning)
-        };
+        let device = Arc::new(device);
+        let region = region_of(&device, &dir, &bdf, bar)?;
         Ok(VfioBar { region, device, bdf, group })
+    }
+
+    /// BAR `bar` of the same opened device (the DMA engine's registers,
+    /// `smartnic_contract::xdma::DMA_BAR`, beside the NIC's BAR 0).
+    pub fn sibling(&self, bar: u8) -> Result<Self, OpenError> {
+        let dir = device_dir(Path::new(SYSFS), &self.bdf);
+        let region = region_of(&self.device, &dir, &self.bdf, bar)?;
+        Ok(VfioBar { region, device: Arc::clone(&self.device), bdf: self.bdf.clone(), group: self.group })
+    }
+
+    /// Host memory the device can write by DMA, mapped through its IOMMU.
+    pub fn dma_memory(&self) -> Result<crate::dma::VfioDma, crate::dma::DmaError> {
+        crate::dma::VfioDma::new(&self.device)
     }
 
     pub fn bdf(&self) -> &str {
@@ -175,6 +179,30 @@ pub(crate) fn device_in_group(sysfs: &Path, group: u32) -> Result<String, OpenEr
         }
     }
     Err(OpenError::NoDevice { bdf: format!("in IOMMU group {group}"), path: dir })
+}
+
+/// BAR `bar` of `device`, mapped if it can be (`dir`: its sysfs directory, for errors).
+fn region_of(
+    device: &VfioPciDevice,
+    dir: &Path,
+    bdf: &str,
+    bar: u8,
+) -> Result<Box<dyn PciRegion>, OpenError> {
+    let vfio = |source| OpenError::Vfio { bdf: bdf.to_string(), source };
+    let owning = device.bar(bar as usize).ok_or_else(|| OpenError::NoBar {
+        bdf: bdf.to_string(),
+        bar,
+        path: dir.join(format!("resource{bar}")),
+    })?;
+    let len = owning.len();
+    if len == 0 || !len.is_multiple_of(4) || len > 1 << 32 {
+        return Err(OpenError::BadSize { path: dir.join(format!("resource{bar}")), len });
+    }
+    Ok(if owning.is_mappable() {
+        Box::new(owning.map(.., Permissions::ReadWrite).map_err(vfio)?)
+    } else {
+        Box::new(owning)
+    })
 }
 
 fn io_err(what: &str, offset: u32, source: io::Error) -> AccessError {

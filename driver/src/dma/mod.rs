@@ -9,6 +9,7 @@
 //! | [`XdmaC2h`] | the engine driven by its registers: descriptor chains, run, completion, writebacks |
 //! | [`XdmaCdev`] | the same two channels through the `xdma` kernel driver's character devices |
 //! | [`WithDma`] | a NIC BAR and its card-to-host channels as one `RegisterAccess` |
+//! | [`open_channels`] | the engine opened for a NIC: its map checked, the ring counted from RING_WORDS |
 
 mod cdev;
 mod engine;
@@ -23,7 +24,38 @@ pub use heap::HeapDma;
 pub use vfio::VfioDma;
 
 use crate::access::{AccessError, C2hChannel, RecordRing, RegisterAccess};
+use crate::blocks::{BlockError, DeviceMap};
+use smartnic_contract::regs::stream::RING_WORDS;
 use smartnic_contract::xdma::DecodeError;
+
+/// Why a NIC's DMA channels could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    #[error("the NIC's register map: {0}")]
+    Map(#[from] BlockError),
+    #[error("the bitstream has no readout-stream block, so nothing is sent on the DMA channels")]
+    NoStream,
+    #[error("reading the NIC's RING_WORDS: {0}")]
+    Access(#[from] AccessError),
+    #[error("the DMA engine: {0}")]
+    Dma(#[from] DmaError),
+}
+
+/// Opens the DMA engine whose registers are `regs` for the NIC at `bar`, its buffers in
+/// `mem` (default sizes): checks that the bitstream has the readout-stream block and counts
+/// the record ring from the NIC's RING_WORDS now. The board (VFIO), the simulated NIC and
+/// the board benches all open their channels here.
+pub fn open_channels<A: RegisterAccess + ?Sized, R: RegisterAccess, M: DmaMemory>(
+    bar: &mut A,
+    regs: R,
+    mem: M,
+) -> Result<XdmaC2h<R, M>, AttachError> {
+    let map = DeviceMap::discover(bar)?;
+    let stream = map.stream.ok_or(AttachError::NoStream)?;
+    let taken = bar.read32(stream + RING_WORDS)?;
+    let ring = RingConfig { taken, ..RingConfig::default() };
+    Ok(XdmaC2h::open(regs, mem, StreamConfig::default(), ring)?)
+}
 
 /// Host memory a device can write by DMA.
 ///

@@ -122,7 +122,7 @@ pub struct Lane {
     combined: Signal<Local, Bits<128>>,
     sum: Signal<Local, Bits<7>>,
     // Collector.
-    q: DFF<Bits<6>>,
+    pos: DFF<Bits<6>>,
     o: DFF<Bits<24>>,
     done_q: DFF<Bit>,
     beat: [DFF<Bits<64>>; 4],
@@ -227,7 +227,7 @@ impl Lane {
             wide_fill: Default::default(),
             combined: Default::default(),
             sum: Default::default(),
-            q: Default::default(),
+            pos: Default::default(),
             o: Default::default(),
             done_q: Default::default(),
             push: Default::default(),
@@ -283,7 +283,7 @@ impl Logic for Lane {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, row_q, col_q, vline, pi, got, tail, acc, fill, pw, pw_v, q, o, done_q
+            self, clock, active, row_q, col_q, vline, pi, got, tail, acc, fill, pw, pw_v, pos, o, done_q
         );
         for k in 0..4 {
             self.beat[k].clock.next = self.clock.val();
@@ -335,7 +335,7 @@ impl Logic for Lane {
             self.got.d.next = self.got.q.val() + self.o24.val();
             self.tail.d.next = self.got.q.val() + self.o24.val() == self.k_cells.val();
             if self.pi.q.val() == self.k_cols_1.val() {
-                self.pi.d.next = self.z4.val();
+                self.pi.d.next = self.k_col[0].val();
             } else {
                 self.pi.d.next = self.pi.q.val() + self.o4.val();
             }
@@ -356,11 +356,11 @@ impl Logic for Lane {
             self.fill.d.next = self.z7.val();
         }
         // ---- Collector: chunk word, payload words, fillers; four words a beat.
-        self.at_start.next = self.q.q.val() == self.k0_6.val();
+        self.at_start.next = self.pos.q.val() == self.k0_6.val();
         if self.at_start.val() {
             self.slot.next = self.k_slot[1].val();
         } else {
-            self.slot.next = self.q.q.val().get_bits::<2>(0);
+            self.slot.next = self.pos.q.val().get_bits::<2>(0);
         }
         self.remaining.next = self.k_p.val() - self.o.q.val();
         if self.remaining.val() >= self.k_full.val() {
@@ -390,7 +390,7 @@ impl Logic for Lane {
             }
         }
         self.push.next = false;
-        self.push_last.next = self.end_win.val() | (self.q.q.val() == self.k_q_last.val());
+        self.push_last.next = self.end_win.val() | (self.pos.q.val() == self.k_q_last.val());
         if self.pw_v.q.val() {
             for k in 0..4 {
                 self.beat[k].d.next = self.nb[k].val();
@@ -398,14 +398,14 @@ impl Logic for Lane {
             self.o.d.next = self.o.q.val() + self.o24.val();
             self.push.next = self.end_win.val() | (self.slot.val() == self.k_slot[3].val());
             if self.at_start.val() {
-                self.q.d.next = self.k_q2.val();
-            } else if self.q.q.val() == self.k_q_last.val() {
-                self.q.d.next = self.z6.val();
+                self.pos.d.next = self.k_q2.val();
+            } else if self.pos.q.val() == self.k_q_last.val() {
+                self.pos.d.next = self.z6.val();
             } else {
-                self.q.d.next = self.q.q.val() + self.o6.val();
+                self.pos.d.next = self.pos.q.val() + self.o6.val();
             }
             if self.end_win.val() {
-                self.q.d.next = self.z6.val();
+                self.pos.d.next = self.z6.val();
                 self.done_q.d.next = true;
             }
         }
@@ -422,11 +422,11 @@ impl Logic for Lane {
             self.active.d.next = true;
             self.row_q.d.next = self.z20.val();
             self.col_q.d.next = self.z4.val();
-            self.pi.d.next = self.z4.val();
+            self.pi.d.next = self.k_col[0].val();
             self.got.d.next = self.z24.val();
             self.acc.d.next = self.z128.val();
             self.fill.d.next = self.z7.val();
-            self.q.d.next = self.z6.val();
+            self.pos.d.next = self.z6.val();
             self.o.d.next = self.z24.val();
             self.done_q.d.next = false;
         }

@@ -171,10 +171,29 @@ pub fn open(spec: &str) -> anyhow::Result<Box<dyn RegisterAccess>> {
 }
 
 /// The VFIO back end, in builds that have it (cargo feature `vfio`, on by default).
+/// BAR 0 with the board's DMA channels (XDMA's registers on its own BAR, host buffers
+/// mapped through the IOMMU), so a readout streams; without them (a bitstream without the
+/// engine or the stream block) a warning, and readouts read registers.
 #[cfg(feature = "vfio")]
 fn open_vfio(spec: &str, bdf: &str) -> anyhow::Result<Box<dyn RegisterAccess>> {
-    let bar = VfioBar::open(&discover::normalize_bdf(bdf)?).with_context(|| format!("device {spec}"))?;
-    Ok(Box::new(bar))
+    let mut bar = VfioBar::open(&discover::normalize_bdf(bdf)?).with_context(|| format!("device {spec}"))?;
+    match vfio_channels(&mut bar) {
+        Ok(dma) => Ok(Box::new(smartnic_driver::dma::WithDma { bar, dma })),
+        Err(e) => {
+            eprintln!("warning: device {spec}: no DMA channels ({e:#}); readouts read registers");
+            Ok(Box::new(bar))
+        }
+    }
+}
+
+/// The DMA engine of a VFIO device: its register BAR and IOMMU-mapped buffers.
+#[cfg(feature = "vfio")]
+fn vfio_channels(
+    bar: &mut VfioBar,
+) -> anyhow::Result<smartnic_driver::dma::XdmaC2h<VfioBar, smartnic_driver::dma::VfioDma>> {
+    let regs = bar.sibling(smartnic_driver::contract::xdma::DMA_BAR).context("the DMA engine's BAR")?;
+    let mem = bar.dma_memory().context("DMA memory")?;
+    Ok(smartnic_driver::dma::open_channels(bar, regs, mem)?)
 }
 
 /// Builds without VFIO say so, and what to use instead.
