@@ -44,8 +44,10 @@ use crate::snapshot::CHECKSUM;
 
 /// Word 0 of every stream.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"SNICRDS1");
-/// Format version of this contract revision.
-pub const VERSION: u16 = 1;
+/// Format version of this contract revision: 2 since streams are cut into
+/// [`window_chunks`] of whole 256-bit beats (version 1 had one chunk per window), so a host
+/// of one version sizes its buffer for the other's streams wrongly and says so instead.
+pub const VERSION: u16 = 2;
 /// Words before the first window chunk.
 pub const HEADER_WORDS: usize = 4;
 /// Bits 32..64 of the trailer.
@@ -509,6 +511,13 @@ mod tests {
             r = n;
         }
         assert_eq!(CHECKSUM.finish(r), crc_of(&words));
+    }
+
+    #[test]
+    fn a_stream_of_another_version_is_refused() {
+        let (mut w, _) = stream();
+        w[1] = w[1] & !0xFFFF | 1;
+        assert!(matches!(parse(&w, &specs()), Err(StreamError::Version(1))));
     }
 
     #[test]
