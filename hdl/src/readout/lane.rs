@@ -154,8 +154,6 @@ pub struct Lane {
     k_q_last: Constant<Bits<6>>,
     k_q2: Constant<Bits<6>>,
     k_one_l: Constant<Bits<MAX_LATENCY>>,
-    k0_7: Constant<Bits<7>>,
-    k0_6: Constant<Bits<6>>,
     z4: Constant<Bits<4>>,
     z6: Constant<Bits<6>>,
     z7: Constant<Bits<7>>,
@@ -262,8 +260,6 @@ impl Lane {
             k_q_last: c(CHUNK_PAYLOAD),
             k_q2: c(2),
             k_one_l: c(1),
-            k0_7: c(0),
-            k0_6: c(0),
             z4: c(0),
             z6: c(0),
             z7: c(0),
@@ -349,14 +345,14 @@ impl Logic for Lane {
                 self.fill.d.next = self.sum.val();
             }
         }
-        if self.tail.q.val() & (self.fill.q.val() != self.k0_7.val()) {
+        if self.tail.q.val() & (self.fill.q.val() != self.z7.val()) {
             // The window's last, partial word.
             self.pw_v.d.next = true;
             self.pw.d.next = self.acc.q.val().get_bits::<64>(0);
             self.fill.d.next = self.z7.val();
         }
         // ---- Collector: chunk word, payload words, fillers; four words a beat.
-        self.at_start.next = self.pos.q.val() == self.k0_6.val();
+        self.at_start.next = self.pos.q.val() == self.z6.val();
         if self.at_start.val() {
             self.slot.next = self.k_slot[1].val();
         } else {
