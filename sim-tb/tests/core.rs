@@ -1,6 +1,7 @@
 //! The NIC core top (`core`) as the simulated NIC (`SimNic`): a generated trace replayed into
 //! the AXI-Stream port while the driver (`DeviceMap::discover`, `read_snapshot` = swap,
-//! consistent idle-bank read, clear) reads a snapshot every ~14k frames through AXI4-Lite.
+//! consistent idle-bank read, clear) reads a snapshot every ~14k frames (by the readout
+//! stream, and in `core_epochs` every fifth one through AXI4-Lite register reads).
 //! Every epoch's TowerSketch section equals a software `Tower` and its SuMax section a
 //! software `SuMax` fed exactly the packets the core tagged with that epoch (SuMax with each
 //! packet's frame timestamp, which SimNic drives on `now` from the frame's first beat, and
@@ -18,27 +19,29 @@ use smartnic_sim_tb::simnic::{SimFrame, SimNic};
 
 /// 130k generated packets, a snapshot about every 14k frames (back to back, then one frame
 /// per 600 idle clocks after a burst around the swap while the driver reads), 4 epochs in
-/// CM, then a drained switch to MODE = ACU for the rest.
+/// CM, then a drained switch to MODE = ACU for the rest. Readouts 1 and 6 (bank 1 in CM,
+/// bank 0 in ACU) take the register path, the MMIO fallback; the others the stream.
 #[test]
 fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
     let mut run = CoreRun::new(InsertMode::Cm);
+    run.register_every = Some(5);
     let mut frames = generated_trace(7, 130_000).into_iter();
     let plan = Plan { every: 14_000, swap_burst: 2_000, readout_gap: 600, snapshots: Some(4) };
     run.feed(&mut frames, plan);
     run.switch_mode(InsertMode::Acu, plan);
     run.feed(&mut frames, Plan { snapshots: None, ..plan });
     let s = run.finish("generated 130k", plan);
-    // About 6k frames arrive during each readout (528k register reads), so the 130k
-    // packets make 9 or more epochs.
+    // About 10k frames arrive during each register readout, so the 130k packets make 9
+    // or more epochs.
     assert!(s.epochs >= 9, "{} epochs", s.epochs);
+    assert_eq!(run.streams.len(), s.epochs - 2, "all but readouts 1 and 6 streamed");
     assert!(run.checks.iter().any(|c| c.mode == InsertMode::Acu && c.packets > 0));
 }
 
 /// Large epochs: 400k packets of the generated trace (Zipf 1.1, 40K flows, shim 1..16 hops,
 /// 30 % IPv6, 30 % VLAN, 5 % ARP frames) back to back, a snapshot every ~190k frames (at
-/// most 200k packets per epoch: each readout of 554K register reads is ~5M simulated clocks,
-/// so the many-epoch runs are the 130k trace's and the adversarial ones), the first epoch
-/// in CM, then ACU. `scripts/soak` runs this trace at 10M packets.
+/// most 200k packets per epoch: the many-epoch runs are the 130k trace's and the
+/// adversarial ones), the first epoch in CM, then ACU. `scripts/soak` runs this trace at 10M packets.
 #[test]
 fn zipf_large_epochs_generated_trace() {
     let mut frames = generated_trace(11, 400_000).into_iter();

@@ -184,10 +184,11 @@ pub fn lab_capture(sent: u64, every: u64) -> (u64, usize) {
     assert!(five as u64 > s.packets / 2, "{five} of {} packets crossed 5 switches", s.packets);
     let inflated: usize = run.checks.iter().map(|c| c.records.len()).sum();
     assert!(!run.drained.is_empty(), "the readouts drained no inflated-latency record");
-    assert!(
-        run.checks.iter().all(|c| c.packets == 0 || c.table_entries > 0),
-        "every epoch keeps heavy flows"
-    );
+    // Every epoch of the plan keeps heavy flows; the epoch that drains before the mode
+    // switch holds only what arrived during one readout (under 1k packets when streamed).
+    let full: Vec<_> = run.checks.iter().filter(|c| c.packets >= 10_000).collect();
+    assert!(full.len() >= 3, "{} epochs of 10k packets or more", full.len());
+    assert!(full.iter().all(|c| c.table_entries > 0), "every full epoch keeps heavy flows");
     assert!(run.checks.iter().filter(|c| c.mode == InsertMode::Acu && c.packets > 0).count() >= 1);
     eprintln!("lab {sent}: {} packets, {five} over 5 switches, {inflated} inflated hops", s.packets);
     (s.packets, inflated)
@@ -557,12 +558,12 @@ pub struct CoreRun {
     /// TABLE_THRESHOLD of the whole run.
     pub table_threshold: u32,
     /// Which readouts take register reads instead of the readout stream: the second of every
-    /// `n` (`Some(1)`: all; `None`: none). By default one in five (`Some(5)`: readouts 1, 6,
-    /// 11, ...), so every run of two readouts or more takes both paths under traffic, a run
-    /// of seven or more reads both banks through registers (epoch `e` is bank `e % 2`; one in
-    /// four read bank 1 only), and the register path, which costs eight times the clocks
-    /// (725,009 reads, ~6.4M clocks, 30 s of simulation), does not dominate the long runs:
-    /// a run of ten readouts takes two of them, not three.
+    /// `n` (`Some(1)`: all; `Some(5)`: readouts 1, 6, 11, ..., so a run of seven or more
+    /// reads both banks through registers, epoch `e` being bank `e % 2`). By default none
+    /// (`None`): the stream is the product's path, and a register readout (725,009 reads,
+    /// ~6.3M clocks) costs 37 times a streamed one (~170k clocks, most of them the clear).
+    /// The register path under traffic is proven where a test asks for it: `core.rs`'s
+    /// `core_epochs` (both banks, CM and ACU) and `core_stream.rs` (the two paths in turn).
     pub register_every: Option<usize>,
     /// The streamed readouts' figures, in order.
     pub streams: Vec<StreamStats>,
@@ -610,7 +611,7 @@ impl CoreRun {
             drained: Vec::new(),
             records_dropped: 0,
             table_threshold,
-            register_every: Some(5),
+            register_every: None,
             streams: Vec::new(),
             ring: false,
             ring_words: 0,
