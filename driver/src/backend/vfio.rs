@@ -39,6 +39,8 @@ pub struct VfioBar {
     /// The opened device, shared with the other BARs opened from it ([`VfioBar::sibling`]):
     /// a process can open a VFIO group once.
     device: Arc<VfioPciDevice>,
+    /// The device's sysfs directory under the paths it was opened with (for errors).
+    dir: PathBuf,
     bdf: String,
     group: u32,
 }
@@ -84,15 +86,20 @@ impl VfioBar {
         config.command().memory_space_enable().write(true).map_err(vfio)?;
         let device = Arc::new(device);
         let region = region_of(&device, &dir, &bdf, bar)?;
-        Ok(VfioBar { region, device, bdf, group })
+        Ok(VfioBar { region, device, dir, bdf, group })
     }
 
     /// BAR `bar` of the same opened device (the DMA engine's registers,
     /// `smartnic_contract::xdma::DMA_BAR`, beside the NIC's BAR 0).
     pub fn sibling(&self, bar: u8) -> Result<Self, OpenError> {
-        let dir = device_dir(Path::new(SYSFS), &self.bdf);
-        let region = region_of(&self.device, &dir, &self.bdf, bar)?;
-        Ok(VfioBar { region, device: Arc::clone(&self.device), bdf: self.bdf.clone(), group: self.group })
+        let region = region_of(&self.device, &self.dir, &self.bdf, bar)?;
+        Ok(VfioBar {
+            region,
+            device: Arc::clone(&self.device),
+            dir: self.dir.clone(),
+            bdf: self.bdf.clone(),
+            group: self.group,
+        })
     }
 
     /// Host memory the device can write by DMA, mapped through its IOMMU.

@@ -21,8 +21,9 @@
 //! - **Collector**: the window's payload words into chunks of `CHUNK_PAYLOAD` words behind
 //!   a chunk word, then empty chunks to the beat's end (`wire::readout::window_chunks`), four
 //!   words a beat; the beat that ends a chunk is marked.
-//! - **FIFO** (in the engine, beside its output mux): [`FIFO_DEPTH`] beats; the engine's
-//!   `room` while it holds at most [`ROOM`], which leaves space for every read in flight.
+//! - **FIFO** (in the engine, beside its output mux): [`super::stream::FIFO_DEPTH`] beats;
+//!   the engine's `room` while it holds at most [`super::stream::ROOM`], which leaves space
+//!   for every read in flight.
 //!
 //! # Ports
 //!
@@ -46,17 +47,6 @@ pub const ROW_BITS: usize = 20;
 pub const MAX_COLS: usize = 12;
 /// Longest read latency a lane waits for.
 pub const MAX_LATENCY: usize = 8;
-/// Address bits of the FIFO.
-pub const FIFO_BITS: usize = 5;
-/// Beats the FIFO holds: two whole chunks.
-pub const FIFO_DEPTH: usize = 1 << FIFO_BITS;
-/// Reads are issued while the FIFO holds at most this many beats: the rest takes what the
-/// reads in flight (at most [`MAX_LATENCY`] cells of at most 64 bits, with a chunk word and
-/// fillers: 4 beats) and the beat being collected can add.
-pub const ROOM: u64 = FIFO_DEPTH as u64 - 6;
-
-const _: () = assert!(CHUNK_PAYLOAD == 63 && FIFO_DEPTH >= 2 * 16);
-
 /// How a lane reads its window: `rows` rows of `widths.len()` cells, cell `c` of
 /// `widths[c]` bits (at most 64), answered `latency` clocks after the read.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -38,12 +38,13 @@
 //! | `busy` | out | 1 | from `start` until the last beat has been taken |
 //! | `streams` | out | 32 | streams completed since reset |
 //! | `last_words`, `last_clocks`, `last_stalls` | out | 32 each | of the last completed stream: 64-bit words, clocks from `start` to its end, clocks with a beat waiting and `tready` low |
-use super::lane::{Lane, LaneRead, FIFO_BITS, ROOM, ROW_BITS};
+use super::lane::{Lane, LaneRead, ROW_BITS};
 use crate::arith::Widen;
 use rust_hdl::prelude::*;
 use smartnic_contract::snapshot::CHECKSUM;
 use smartnic_contract::wire::readout::{
-    crc_columns, crc_columns_words, WindowSpec, BEAT_WORDS, END_MARK, MAGIC, TRAILER_TAG, VERSION,
+    crc_columns, crc_columns_words, WindowSpec, BEAT_WORDS, CHUNK_PAYLOAD, END_MARK, MAGIC, TRAILER_TAG,
+    VERSION,
 };
 
 /// Most lanes (windows) an engine can have: the window count is an 8-bit field and `sel`
@@ -53,6 +54,17 @@ pub const MAX_LANES: usize = 16;
 pub const BEAT_BITS: usize = 256;
 
 const _: () = assert!(BEAT_WORDS as usize * 64 == BEAT_BITS);
+
+/// Address bits of a lane's FIFO.
+pub const FIFO_BITS: usize = 5;
+/// Beats a lane's FIFO holds: two whole chunks.
+pub const FIFO_DEPTH: usize = 1 << FIFO_BITS;
+/// A lane reads while its FIFO holds at most this many beats: the rest takes what the
+/// reads in flight (at most [`super::lane::MAX_LATENCY`] cells of at most 64 bits, with a
+/// chunk word and fillers: 4 beats) and the beat being collected can add.
+pub const ROOM: u64 = FIFO_DEPTH as u64 - 6;
+
+const _: () = assert!(CHUNK_PAYLOAD == 63 && FIFO_DEPTH >= 2 * 16);
 
 // States (`state`, compared with `s[n]`): 0 idle, 1 header beat, 2 pick a lane, 3 send its
 // chunk, 4 fold the end word into the CRC, 6 the trailer, 5 the last beat.
