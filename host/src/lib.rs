@@ -9,6 +9,7 @@
 //! | [`tasks`] | measurement tasks answered from sketch counters |
 //! | [`metrics`] | accuracy metrics as the papers define them (ARE, AAE, RE, WMRE) |
 //! | [`eval`] | the accuracy lab: sketches of several kinds and sizes over one trace against the exact answers |
+//! | [`parallel`] | independent pieces of work over threads, results in input order (the lab's pairs, MRAC's E step) |
 //! | [`epoch_file`] | one epoch read out of a device into `DIR/epoch-NNNNNN.snap`, written once and atomically |
 //! | [`manifest`] | `manifest.json`, the list of epoch files a complete `--epoch-packets` run wrote |
 //! | [`simulator`] | the simulated NIC: start the `smartnic-sim` service, replay a trace through it epoch by epoch and read every epoch out over the driver |
@@ -37,6 +38,7 @@ pub mod lab;
 pub mod manifest;
 pub mod metrics;
 pub mod p4check;
+pub mod parallel;
 pub mod simulator;
 pub mod sketch;
 pub mod tasks;

@@ -2,6 +2,7 @@
 //! profile: tens of thousands of packets).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use smartnic::contract::FlowKey;
 use smartnic::eval::{self, EvalConfig, GroundTruth, Task, TraceData};
@@ -163,10 +164,27 @@ fn eval_run_small() {
         top_flows: 100,
         ..Default::default()
     };
-    let mut seen = 0;
-    let rows = eval::run(&d, &gt, &cfg, &mut |n| seen += n);
-    assert_eq!(seen, cfg.total_packets(d.len() as u64));
+    let seen = AtomicU64::new(0);
+    let rows = eval::run(&d, &gt, &cfg, &|n| {
+        seen.fetch_add(n, Ordering::Relaxed);
+    });
+    assert_eq!(seen.into_inner(), cfg.total_packets(d.len() as u64));
     assert_eq!(rows.len(), 6);
+    // The pairs ran on every core; one thread gives the same rows in the same order, every
+    // metric to the bit.
+    let one = eval::run(&d, &gt, &EvalConfig { threads: 1, ..cfg.clone() }, &|_| ());
+    let bits = |rows: &[eval::EvalRow]| -> Vec<_> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r.sketch,
+                    r.memory,
+                    r.metrics.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect::<Vec<_>>(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(bits(&one), bits(&rows));
     for r in &rows {
         for t in [Task::Size, Task::Heavy, Task::Change, Task::Distribution, Task::Entropy, Task::Cardinality]
         {

@@ -59,6 +59,10 @@ pub struct EvalArgs {
     /// delay and time metrics are then skipped.
     #[arg(long)]
     pub sumax_size_only: bool,
+    /// Threads the (sketch, memory) pairs run on [default: every core]; the numbers are
+    /// the same for any count, only the wall time changes.
+    #[arg(long, default_value_t = 0, hide_default_value = true)]
+    pub threads: usize,
     /// Print CSV on stdout instead of the table.
     #[arg(long)]
     pub csv: bool,
@@ -113,13 +117,14 @@ pub fn run(args: EvalArgs, json: bool) -> anyhow::Result<()> {
         top_flows: args.top,
         seed: args.seed,
         sumax_size_only: args.sumax_size_only,
+        threads: args.threads,
     };
     // Without packets there is nothing to score: no rows (and no plot).
     let rows = if data.is_empty() {
         Vec::new()
     } else {
         let pb = bar(Some(cfg.total_packets(data.len() as u64)), "evaluating");
-        let rows = eval::run(&data, &truth, &cfg, &mut |n| pb.inc(n));
+        let rows = eval::run(&data, &truth, &cfg, &|n| pb.inc(n));
         pb.finish_and_clear();
         rows
     };

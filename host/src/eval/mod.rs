@@ -6,8 +6,10 @@
 //! against the generator's truth file by the CLI). Each (sketch, memory) pair then inserts
 //! the trace once, keeping SketchINT's heavy-hitter table as it goes; heavy-change
 //! detection needs two epochs, so when it is asked for the two halves of the trace are
-//! also inserted into two epoch sketches (a second pass). Single-threaded and
-//! deterministic: the same trace and configuration give the same numbers.
+//! also inserted into two epoch sketches (a second pass). The pairs run on
+//! [`EvalConfig::threads`] threads ([`crate::parallel`]), each pair on one thread: every
+//! pair is deterministic, so the same trace and configuration give the same numbers
+//! whatever the thread count.
 //!
 //! Metrics (names in tables and JSON):
 //!
@@ -46,6 +48,7 @@ use crate::metrics::{self, Detection};
 use crate::sketch::{AnySketch, SketchKind, SuMax};
 use crate::tasks::heavy::{self, CandidateTable, TABLE_CAPACITY};
 use crate::tasks::{cardinality, distribution, entropy, flow_size, sumax as sumax_tasks, SizeDistribution};
+use crate::trace::pipeline::{for_each_batch, BATCH};
 use crate::trace::{Counts, Format, PacketReader, Truth};
 use smartnic_contract::geometry::SuMaxGeometry;
 
@@ -64,14 +67,17 @@ impl TraceData {
     }
 
     /// Reads every IP packet of a trace in `format` (21-byte records need
-    /// `Format::Records`), with the counts of the frames that were not IP packets.
+    /// `Format::Records`), with the counts of the frames that were not IP packets; the
+    /// file is parsed on a second thread while the columns fill.
     pub fn load_as(path: &Path, format: Format) -> anyhow::Result<(Self, Counts)> {
         let mut r = PacketReader::open_as(path, format)
             .with_context(|| format!("opening trace {}", path.display()))?;
         let mut d = TraceData::default();
-        while let Some(p) = r.next_packet().with_context(|| format!("trace {}", path.display()))? {
-            d.push(p.key, p.ts_ns, p.delay_ns());
-        }
+        for_each_batch(&mut r, BATCH, |batch| {
+            batch.iter().for_each(|p| d.push(p.key, p.ts_ns, p.delay_ns()));
+            Ok::<_, anyhow::Error>(())
+        })
+        .with_context(|| format!("trace {}", path.display()))?;
         Ok((d, r.counts()))
     }
 
@@ -247,6 +253,8 @@ pub struct EvalConfig {
     /// LightGuardian's flow-size comparison with CM and CU; its delay and time metrics are
     /// then not scored.
     pub sumax_size_only: bool,
+    /// Threads the (sketch, memory) pairs run on (0: every core).
+    pub threads: usize,
 }
 
 impl Default for EvalConfig {
@@ -262,6 +270,7 @@ impl Default for EvalConfig {
             top_flows: 1000,
             seed: 1,
             sumax_size_only: false,
+            threads: 0,
         }
     }
 }
@@ -307,7 +316,7 @@ fn feed(
     mut table: Option<&mut CandidateTable>,
     d: &TraceData,
     range: std::ops::Range<usize>,
-    progress: &mut dyn FnMut(u64),
+    progress: &(dyn Fn(u64) + Sync),
 ) {
     const CHUNK: usize = 1 << 16;
     let mut start = range.start;
@@ -328,20 +337,20 @@ fn feed(
     }
 }
 
-/// Runs every configured (sketch, memory) pair. `progress` receives inserted packets.
+/// Runs every configured (sketch, memory) pair, on [`EvalConfig::threads`] threads; the
+/// rows come in configuration order (sketch by sketch, memories in turn). `progress`
+/// receives inserted packets, from whichever thread inserted them.
 pub fn run(
     d: &TraceData,
     truth: &GroundTruth,
     cfg: &EvalConfig,
-    progress: &mut dyn FnMut(u64),
+    progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<EvalRow> {
-    let mut rows = Vec::new();
-    for &kind in &cfg.kinds {
-        for &mem in &cfg.memories {
-            rows.push(run_one(d, truth, cfg, kind, mem, progress));
-        }
-    }
-    rows
+    let pairs: Vec<(SketchKind, u64)> =
+        cfg.kinds.iter().flat_map(|&kind| cfg.memories.iter().map(move |&mem| (kind, mem))).collect();
+    crate::parallel::map_ordered(&pairs, crate::parallel::threads(cfg.threads), |&(kind, mem)| {
+        run_one(d, truth, cfg, kind, mem, progress)
+    })
 }
 
 /// One (sketch, memory) pair.
@@ -351,7 +360,7 @@ pub fn run_one(
     cfg: &EvalConfig,
     kind: SketchKind,
     mem: u64,
-    progress: &mut dyn FnMut(u64),
+    progress: &(dyn Fn(u64) + Sync),
 ) -> EvalRow {
     let start = Instant::now();
     let has = |t: Task| cfg.tasks.contains(&t);
@@ -427,7 +436,7 @@ fn heavy_change_f1(
     kind: SketchKind,
     mem: u64,
     notes: &mut Vec<String>,
-    progress: &mut dyn FnMut(u64),
+    progress: &(dyn Fn(u64) + Sync),
 ) -> f64 {
     let half = d.len() / 2;
     let (mut a, mut b) = (build(kind, mem, cfg), build(kind, mem, cfg));

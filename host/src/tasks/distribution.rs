@@ -149,6 +149,18 @@ pub enum PairMethod {
 
 /// [`mrac`] with the pair method chosen by the caller (tests compare the two).
 pub fn mrac_with(hist: &CounterHistogram, m: u64, iterations: usize, method: PairMethod) -> SizeDistribution {
+    mrac_on(hist, m, iterations, method, crate::parallel::threads(0))
+}
+
+/// [`mrac_with`] with the walk's values spread over `threads` threads (the same result
+/// for any count: see [`EStep::values`]).
+fn mrac_on(
+    hist: &CounterHistogram,
+    m: u64,
+    iterations: usize,
+    method: PairMethod,
+    threads: usize,
+) -> SizeDistribution {
     let mut out = SizeDistribution::default();
     if m == 0 {
         return out;
@@ -179,35 +191,16 @@ pub fn mrac_with(hist: &CounterHistogram, m: u64, iterations: usize, method: Pai
     };
     let walked = if use_fft { multi } else { support.len() };
     let mut conv = use_fft.then(|| PairConv::new(&support));
-    let mut em = Em {
-        support: &support,
-        dense,
-        w: vec![0.0; support.len()],
-        acc: vec![0.0; support.len()],
-        stack: Vec::new(),
-        z: 0.0,
-    };
+    let mut w = vec![0.0; support.len()];
     for _ in 0..iterations {
-        for (w, &ns) in em.w.iter_mut().zip(&n) {
+        for (w, &ns) in w.iter_mut().zip(&n) {
             *w = ns / m as f64;
         }
         let mut next = vec![0.0; support.len()];
-        for (vi, &(v, count)) in small.iter().enumerate().take(walked) {
-            em.z = 0.0;
-            em.stack.clear();
-            em.walk(v, vi, max_flows_in_counter(v), 1.0, u64::MAX, 0);
-            if em.z > 0.0 {
-                let scale = count as f64 / em.z;
-                for (nx, a) in next.iter_mut().zip(em.acc.iter_mut()) {
-                    if *a != 0.0 {
-                        *nx += *a * scale;
-                        *a = 0.0;
-                    }
-                }
-            }
-        }
+        let walk = EStep { support: &support, dense: &dense, w: &w };
+        walk.values(&small[..walked], threads, &mut next);
         if let Some(conv) = &mut conv {
-            conv.step(&support, &small[walked..], walked, &em.w, &mut next);
+            conv.step(&support, &small[walked..], walked, &w, &mut next);
         }
         n = next;
     }
@@ -368,13 +361,67 @@ impl PairConv {
     }
 }
 
+/// Most values of one block of [`EStep::values`], and most of their possible parts (the
+/// support values up to each): a block's parts wait in memory until it is folded.
+const BLOCK_VALUES: usize = 512;
+const BLOCK_PARTS: usize = 1 << 22;
+
+/// The E step of the walked values, shared by the threads that walk them.
+struct EStep<'a> {
+    support: &'a [u64],
+    /// Support index of each value (`u32::MAX` when absent).
+    dense: &'a [u32],
+    /// `n_s / m` for each support value.
+    w: &'a [f64],
+}
+
+impl EStep<'_> {
+    /// Adds to `next` every walked value's expected flows: `count / Z(v)` times each
+    /// support value's weighted multiplicity over the partitions of `v`. The values are
+    /// walked on up to `threads` threads a block at a time, and each block is folded into
+    /// `next` in value order, so every sum adds the same products in the same order as
+    /// one thread would: the result is the same to the bit.
+    fn values(&self, small: &[(u64, u64)], threads: usize, next: &mut [f64]) {
+        let mut start = 0;
+        while start < small.len() {
+            let (mut end, mut parts) = (start, 0);
+            while end < small.len() && end - start < BLOCK_VALUES && (parts < BLOCK_PARTS || end == start) {
+                parts += end + 1;
+                end += 1;
+            }
+            let block: Vec<usize> = (start..end).collect();
+            let walked =
+                crate::parallel::map_with(&block, threads, || self.em(), |em, &vi| em.value(vi, small[vi].0));
+            for (&vi, (z, part)) in block.iter().zip(walked) {
+                if z > 0.0 {
+                    let scale = small[vi].1 as f64 / z;
+                    for (j, a) in part {
+                        next[j] += a * scale;
+                    }
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// One thread's walker.
+    fn em(&self) -> Em<'_> {
+        Em {
+            support: self.support,
+            dense: self.dense,
+            w: self.w,
+            acc: vec![0.0; self.support.len()],
+            stack: Vec::new(),
+            z: 0.0,
+        }
+    }
+}
+
 /// The E step's partition walk over the support.
 struct Em<'a> {
     support: &'a [u64],
-    /// Support index of each value (`u32::MAX` when absent).
-    dense: Vec<u32>,
-    /// `n_s / m` for each support value.
-    w: Vec<f64>,
+    dense: &'a [u32],
+    w: &'a [f64],
     /// Per support value: sum over partitions of weight x multiplicity.
     acc: Vec<f64>,
     stack: Vec<usize>,
@@ -383,6 +430,24 @@ struct Em<'a> {
 }
 
 impl Em<'_> {
+    /// The partitions of `v = support[vi]`: their total weight `Z(v)` and each support
+    /// value's weighted multiplicity (the nonzero ones, in support order; the walker is
+    /// left cleared for the next value).
+    fn value(&mut self, vi: usize, v: u64) -> (f64, Vec<(usize, f64)>) {
+        self.z = 0.0;
+        self.stack.clear();
+        self.walk(v, vi, max_flows_in_counter(v), 1.0, u64::MAX, 0);
+        // Parts are at most `v`: only the first `vi + 1` entries can be nonzero.
+        let mut part = Vec::new();
+        for (j, a) in self.acc[..=vi].iter_mut().enumerate() {
+            if *a != 0.0 {
+                part.push((j, *a));
+                *a = 0.0;
+            }
+        }
+        (self.z, part)
+    }
+
     /// Partitions of `rem` into at most `left` parts from the support, non-increasing,
     /// each part at most `support[max_i]`; `prev` / `run` track the run of equal parts for
     /// the `1 / c_s!` factor.
@@ -611,6 +676,21 @@ mod tests {
             let want: f64 = r.iter().map(|&(v, rv)| rv * v.checked_sub(s).map_or(0.0, at)).sum();
             let got = c.buf[s] * c.unscale();
             assert!((got.re - want).abs() < 1e-12 && got.im.abs() < 1e-12, "s {s}: {got} vs {want}");
+        }
+    }
+
+    /// The walk spread over threads gives the single thread's distribution to the bit
+    /// (values up to 600 of many parts, and larger ones walked in pairs).
+    #[test]
+    fn threads_change_nothing() {
+        for (seed, n, hi) in [(3, 400, 600), (4, 900, 5_000)] {
+            let h = random_hist(seed, n, 1, hi);
+            let one = mrac_on(&h, 6_000, 4, PairMethod::Walk, 1);
+            for threads in [2, 3, 7] {
+                let many = mrac_on(&h, 6_000, 4, PairMethod::Walk, threads);
+                let bits = |d: &SizeDistribution| d.iter().map(|(s, n)| (s, n.to_bits())).collect::<Vec<_>>();
+                assert_eq!(bits(&many), bits(&one), "seed {seed}, {threads} threads");
+            }
         }
     }
 
