@@ -361,9 +361,11 @@ impl PairConv {
     }
 }
 
-/// Most values of one block of [`EStep::values`], and most of their possible parts (the
-/// support values up to each): a block's parts wait in memory until it is folded.
+/// Most values of one block of [`EStep::values`]: a block's walked parts wait in memory
+/// until it is folded.
 const BLOCK_VALUES: usize = 512;
+/// Most parts a block may hold (each value's possible parts are the support values up to
+/// it): at most 4M of 16 bytes, 64 MiB, whatever the support.
 const BLOCK_PARTS: usize = 1 << 22;
 
 /// The E step of the walked values, shared by the threads that walk them.
