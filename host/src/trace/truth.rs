@@ -156,6 +156,33 @@ impl Truth {
 mod tests {
     use super::*;
 
+    /// Paths that change (ECMP), shorten, and repeat a switch: the per-switch sums are a
+    /// plain map's.
+    #[test]
+    fn per_switch_sums_whatever_the_path() {
+        let mut rng = smartnic_contract::vectors::KeyStream::new(9);
+        let mut a = FlowAcc::default();
+        let mut want: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
+        let paths: [&[u16]; 4] = [&[7, 3, 9, 1], &[7, 4, 9, 1], &[7, 3], &[5, 5, 2, 7, 3, 9]];
+        for n in 0..2000u64 {
+            let path = paths[(rng.next_u64() % 4) as usize];
+            let hops: Vec<Hop> = path
+                .iter()
+                .map(|&s| Hop { switch_id: s, latency_ns: (rng.next_u64() % 5000) as u32 })
+                .collect();
+            for h in &hops {
+                let e = want.entry(h.switch_id).or_default();
+                e.0 += h.latency_ns as u64;
+                e.1 += 1;
+            }
+            a.add(n, 64, &hops);
+        }
+        let r = a.record(&FlowKey::default());
+        assert_eq!(r.hop_latency_ns, want.iter().map(|(&s, &(l, _))| (s, l)).collect());
+        assert_eq!(r.hop_packets, want.iter().map(|(&s, &(_, c))| (s, c)).collect());
+        assert_eq!(r.hop_packets.len(), 7);
+    }
+
     #[test]
     fn accumulator_by_hand() {
         let mut a = FlowAcc::default();
