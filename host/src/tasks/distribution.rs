@@ -462,6 +462,9 @@ impl Em<'_> {
             }
             return;
         }
+        if left == 2 {
+            return self.walk2(rem, max_i, weight, prev, run);
+        }
         let mut k = self.support[..=max_i].partition_point(|&s| s <= rem);
         while k > 0 {
             k -= 1;
@@ -481,6 +484,47 @@ impl Em<'_> {
             self.stack.push(k);
             self.walk(rem - s, k, left - 1, wt, s, c);
             self.stack.pop();
+        }
+    }
+
+    /// [`Em::walk`] with two parts left, its last step (the lookup of the last part and
+    /// the leaf) written out in the loop: the same leaves in the same order, each adding to
+    /// the same sums in the same order (the last part's, the stack's, then this part's, as
+    /// the leaf of a pushed `k` would), without a push, a pop and a call per pair.
+    fn walk2(&mut self, rem: u64, max_i: usize, weight: f64, prev: u64, run: u32) {
+        let mut k = self.support[..=max_i].partition_point(|&s| s <= rem);
+        while k > 0 {
+            k -= 1;
+            let s = self.support[k];
+            if s.saturating_mul(2) < rem {
+                break;
+            }
+            if s == rem {
+                self.leaf_part(k, weight, prev, run);
+                continue;
+            }
+            let w = self.w[k];
+            if w == 0.0 {
+                continue;
+            }
+            let (c, wt) = if s == prev { (run + 1, weight * w / (run + 1) as f64) } else { (1, weight * w) };
+            // The last part is `rem - s` itself, if it is a support value of at most `s`.
+            let k2 = self.dense.get((rem - s) as usize).copied().unwrap_or(u32::MAX);
+            if k2 == u32::MAX || k2 as usize > k {
+                continue;
+            }
+            let k2 = k2 as usize;
+            let w2 = self.w[k2];
+            if w2 == 0.0 {
+                continue;
+            }
+            let wt2 = if self.support[k2] == s { wt * w2 / (c + 1) as f64 } else { wt * w2 };
+            self.z += wt2;
+            self.acc[k2] += wt2;
+            for &j in &self.stack {
+                self.acc[j] += wt2;
+            }
+            self.acc[k] += wt2;
         }
     }
 
@@ -679,6 +723,80 @@ mod tests {
             let got = c.buf[s] * c.unscale();
             assert!((got.re - want).abs() < 1e-12 && got.im.abs() < 1e-12, "s {s}: {got} vs {want}");
         }
+    }
+
+    /// The plain recursive walk, every level alike (the walk before [`Em::walk2`] wrote
+    /// its last step out): `(Z, parts)` of value `support[vi]`, as [`Em::value`] gives.
+    fn plain_value(em: &mut Em, vi: usize) -> (f64, Vec<(usize, f64)>) {
+        fn walk(em: &mut Em, rem: u64, max_i: usize, left: usize, weight: f64, prev: u64, run: u32) {
+            if left == 1 {
+                let k = em.dense.get(rem as usize).copied().unwrap_or(u32::MAX);
+                if k != u32::MAX && k as usize <= max_i {
+                    em.leaf_part(k as usize, weight, prev, run);
+                }
+                return;
+            }
+            let mut k = em.support[..=max_i].partition_point(|&s| s <= rem);
+            while k > 0 {
+                k -= 1;
+                let s = em.support[k];
+                if s.saturating_mul(left as u64) < rem {
+                    break;
+                }
+                if s == rem {
+                    em.leaf_part(k, weight, prev, run);
+                    continue;
+                }
+                let w = em.w[k];
+                if w == 0.0 {
+                    continue;
+                }
+                let (c, wt) =
+                    if s == prev { (run + 1, weight * w / (run + 1) as f64) } else { (1, weight * w) };
+                em.stack.push(k);
+                walk(em, rem - s, k, left - 1, wt, s, c);
+                em.stack.pop();
+            }
+        }
+        em.z = 0.0;
+        let v = em.support[vi];
+        walk(em, v, vi, max_flows_in_counter(v), 1.0, u64::MAX, 0);
+        let part = em.acc[..=vi]
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, a)| **a != 0.0)
+            .map(|(j, a)| (j, std::mem::take(a)))
+            .collect();
+        (em.z, part)
+    }
+
+    /// The written-out last step adds the same terms in the same order as the plain walk:
+    /// every value's `Z` and parts to the bit (many-part values, pairs, repeated parts, and
+    /// zero weights that prune).
+    #[test]
+    fn the_written_out_last_step_is_the_plain_walk() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let h = random_hist(5, 700, 1, 3_000);
+        let support: Vec<u64> = h.keys().copied().collect();
+        let mut dense = vec![u32::MAX; *support.last().unwrap() as usize + 1];
+        for (i, &v) in support.iter().enumerate() {
+            dense[v as usize] = i as u32;
+        }
+        let w: Vec<f64> =
+            (0..support.len()).map(|_| if rng.gen_bool(0.1) { 0.0 } else { rng.gen::<f64>() }).collect();
+        let step = EStep { support: &support, dense: &dense, w: &w };
+        let (mut a, mut b) = (step.em(), step.em());
+        let bits = |(z, p): (f64, Vec<(usize, f64)>)| {
+            (z.to_bits(), p.into_iter().map(|(j, x)| (j, x.to_bits())).collect::<Vec<_>>())
+        };
+        let mut leaves = 0;
+        for (vi, &v) in support.iter().enumerate() {
+            let got = a.value(vi, v);
+            leaves += got.1.len();
+            assert_eq!(bits(got), bits(plain_value(&mut b, vi)), "value {v}");
+        }
+        assert!(leaves > 10_000, "{leaves} parts");
     }
 
     /// The walk spread over threads gives the single thread's distribution to the bit
