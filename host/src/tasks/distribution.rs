@@ -430,8 +430,8 @@ struct Em<'a> {
     stack: Vec<usize>,
     /// Sum of partition weights.
     z: f64,
-    /// Walk the last two parts like the others, without [`Em::walk2`] (only the test that
-    /// compares the two sets it).
+    /// Walk the last two parts like the others, a call per pair (only the test that
+    /// compares the two ways sets it).
     plain: bool,
 }
 
@@ -459,16 +459,15 @@ impl Em<'_> {
     /// the `1 / c_s!` factor.
     fn walk(&mut self, rem: u64, max_i: usize, left: usize, weight: f64, prev: u64, run: u32) {
         if left == 1 {
-            // The last part can only be `rem` itself: one lookup instead of a scan.
-            let k = self.dense.get(rem as usize).copied().unwrap_or(u32::MAX);
-            if k != u32::MAX && k as usize <= max_i {
-                self.leaf_part(k as usize, weight, prev, run);
+            if let Some(k) = self.last_part(rem, max_i) {
+                self.leaf_part(k, weight, prev, run);
             }
             return;
         }
-        if left == 2 && !self.plain {
-            return self.walk2(rem, max_i, weight, prev, run);
-        }
+        // With two parts left the last step (the lookup of the last part, its leaf) is
+        // taken here rather than by a call one level down: the same leaves in the same
+        // order, without a call per pair.
+        let inline_last = left == 2 && !self.plain;
         let mut k = self.support[..=max_i].partition_point(|&s| s <= rem);
         while k > 0 {
             k -= 1;
@@ -485,56 +484,38 @@ impl Em<'_> {
                 continue;
             }
             let (c, wt) = if s == prev { (run + 1, weight * w / (run + 1) as f64) } else { (1, weight * w) };
+            if inline_last {
+                if let Some(k2) = self.last_part(rem - s, k) {
+                    self.close(k2, wt, s, c, Some(k));
+                }
+                continue;
+            }
             self.stack.push(k);
             self.walk(rem - s, k, left - 1, wt, s, c);
             self.stack.pop();
         }
     }
 
-    /// [`Em::walk`] with two parts left, its last step (the lookup of the last part and
-    /// the leaf) written out in the loop: the same leaves in the same order, each adding to
-    /// the same sums in the same order (the last part's, the stack's, then this part's, as
-    /// the leaf of a pushed `k` would), without a push, a pop and a call per pair.
-    fn walk2(&mut self, rem: u64, max_i: usize, weight: f64, prev: u64, run: u32) {
-        let mut k = self.support[..=max_i].partition_point(|&s| s <= rem);
-        while k > 0 {
-            k -= 1;
-            let s = self.support[k];
-            if s.saturating_mul(2) < rem {
-                break;
-            }
-            if s == rem {
-                self.leaf_part(k, weight, prev, run);
-                continue;
-            }
-            let w = self.w[k];
-            if w == 0.0 {
-                continue;
-            }
-            let (c, wt) = if s == prev { (run + 1, weight * w / (run + 1) as f64) } else { (1, weight * w) };
-            // The last part is `rem - s` itself, if it is a support value of at most `s`.
-            let k2 = self.dense.get((rem - s) as usize).copied().unwrap_or(u32::MAX);
-            if k2 == u32::MAX || k2 as usize > k {
-                continue;
-            }
-            let k2 = k2 as usize;
-            let w2 = self.w[k2];
-            if w2 == 0.0 {
-                continue;
-            }
-            let wt2 = if self.support[k2] == s { wt * w2 / (c + 1) as f64 } else { wt * w2 };
-            self.z += wt2;
-            self.acc[k2] += wt2;
-            for &j in &self.stack {
-                self.acc[j] += wt2;
-            }
-            self.acc[k] += wt2;
-        }
+    /// The support index of a last part `rem`, when `rem` is a support value at most
+    /// `support[max_i]`: one lookup instead of a scan.
+    #[inline(always)]
+    fn last_part(&self, rem: u64, max_i: usize) -> Option<usize> {
+        let k = self.dense.get(rem as usize).copied().unwrap_or(u32::MAX);
+        (k != u32::MAX && k as usize <= max_i).then_some(k as usize)
     }
 
     /// Closes a partition with part `support[k]`.
     #[inline]
     fn leaf_part(&mut self, k: usize, weight: f64, prev: u64, run: u32) {
+        self.close(k, weight, prev, run, None);
+    }
+
+    /// Closes a partition with last part `support[k]` above the stack and, when given,
+    /// `above` (a part the caller holds instead of pushing it): its weight goes to `Z`,
+    /// to the last part, to the stack's parts, then to `above`, the order of a leaf under
+    /// a pushed `above`.
+    #[inline(always)]
+    fn close(&mut self, k: usize, weight: f64, prev: u64, run: u32, above: Option<usize>) {
         let w = self.w[k];
         if w == 0.0 {
             return;
@@ -544,6 +525,9 @@ impl Em<'_> {
         self.z += wt;
         self.acc[k] += wt;
         for &j in &self.stack {
+            self.acc[j] += wt;
+        }
+        if let Some(j) = above {
             self.acc[j] += wt;
         }
     }
@@ -730,7 +714,7 @@ mod tests {
     }
 
     /// The written-out last step adds the same terms in the same order as the plain walk
-    /// (every level alike, as before [`Em::walk2`]):
+    /// (every level alike, a call per pair):
     /// every value's `Z` and parts to the bit (many-part values, pairs, repeated parts, and
     /// zero weights that prune).
     #[test]
