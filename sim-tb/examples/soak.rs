@@ -4,8 +4,8 @@
 //! (`core_check`: the driver reads every epoch under traffic, by the readout stream and, in
 //! the adversarial and Zipf runs, every fifth readout through registers, the MMIO fallback;
 //! every tower counter and SuMax cell is compared with the software sketches fed the
-//! epoch's packets, the statistics explain every frame). It prints one summary line per run; those figures go into the
-//! issue notes.
+//! epoch's packets, the statistics explain every frame). It prints one summary line per
+//! run; those figures go into the issue notes.
 //!
 //! ```sh
 //! cargo run --release -p smartnic-sim-tb --example soak -- [PACKETS]   # default 10,000,000

@@ -41,7 +41,8 @@ fn core_epochs_equal_software_towers_with_the_driver_reading_under_traffic() {
 /// Large epochs: 400k packets of the generated trace (Zipf 1.1, 40K flows, shim 1..16 hops,
 /// 30 % IPv6, 30 % VLAN, 5 % ARP frames) back to back, a snapshot every ~190k frames (at
 /// most 200k packets per epoch: the many-epoch runs are the 130k trace's and the
-/// adversarial ones), the first epoch in CM, then ACU. `scripts/soak` runs this trace at 10M packets.
+/// adversarial ones), the first epoch in CM, then ACU. `scripts/soak` runs this trace at
+/// 10M packets.
 #[test]
 fn zipf_large_epochs_generated_trace() {
     let mut frames = generated_trace(11, 400_000).into_iter();
