@@ -31,6 +31,7 @@ pub struct FlowKey(pub [u8; KEY_LEN]);
 
 impl FlowKey {
     /// Builds the key of an IPv4 flow. Ports are zeroed unless `proto` is TCP or UDP.
+    #[inline]
     pub fn from_v4(src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16, proto: u8) -> Self {
         let mut k = [0u8; KEY_LEN];
         k[field::SRC_IP].copy_from_slice(&src);

@@ -23,6 +23,9 @@ use smartnic_contract::FlowKey;
 /// loop: the buckets mostly sit in L2, so a short distance suffices).
 const LOOKAHEAD: usize = 4;
 
+/// Packets ahead whose hop lists [`SuMax::insert_packets`] requests.
+const HOPS_AHEAD: usize = 8;
+
 /// Position of one cell inside a bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Cell {
@@ -41,6 +44,11 @@ pub struct SuMax {
     hashes: HashBank,
     time_mask: u64,
     bins: crate::arith::DelayBins,
+    /// Every cell is a field of the NIC's widths (32-bit size and time cells, 16-bit delay
+    /// cells) at a multiple of its width, in buckets of a multiple of 32 bits: no cell then
+    /// straddles a word, and the batch path takes [`SuMax::insert_word_cells`], whose
+    /// widths are constants.
+    word_cells: bool,
 }
 
 /// Everything SuMax knows about one flow (min over arrays for every cell).
@@ -62,7 +70,7 @@ impl SuMax {
             return Err(GeometryError::TooManyArrays { arrays: d, max: MAX_ARRAYS });
         }
         let mut offset = 0;
-        let cells = geometry
+        let cells: Vec<Cell> = geometry
             .cell_widths()
             .into_iter()
             .map(|width| {
@@ -73,7 +81,11 @@ impl SuMax {
             .collect();
         let bucket_bits = geometry.bucket_bits();
         let arrays = (0..d).map(|_| PackedBits::new(bucket_bits * geometry.depth as u64)).collect();
+        let word_cells = (geometry.size_width, geometry.delay_width, geometry.time_width) == (32, 16, 32)
+            && bucket_bits % 32 == 0
+            && cells.iter().all(|c| c.offset % c.width as u64 == 0);
         Ok(SuMax {
+            word_cells,
             hashes: HashBank::new(&geometry.hashes),
             time_mask: marker(geometry.time_width) as u64,
             bins: crate::arith::DelayBins::new(geometry.delay_bins, geometry.delay_cells),
@@ -104,6 +116,7 @@ impl SuMax {
     }
 
     /// The delay cell a packet with in-network delay `delay_ns` lands in.
+    #[inline(always)]
     pub fn delay_bin(&self, delay_ns: u64) -> u8 {
         self.bins.bin(delay_ns)
     }
@@ -142,6 +155,17 @@ impl SuMax {
 
     #[inline(always)]
     fn insert_packets_any(&mut self, packets: &[Packet]) {
+        match self.word_cells {
+            true => self.batch_loop::<true>(packets),
+            false => self.batch_loop::<false>(packets),
+        }
+    }
+
+    /// Hashes and prefetches [`LOOKAHEAD`] packets ahead, and updates each packet's buckets
+    /// in order: with [`SuMax::insert_word_cells`] when `WORD_CELLS`, else
+    /// [`SuMax::insert_fast`] (a constant, so each loop inlines its step).
+    #[inline(always)]
+    fn batch_loop<const WORD_CELLS: bool>(&mut self, packets: &[Packet]) {
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
         for (slot, p) in ring.iter_mut().zip(packets) {
             *slot = self.prefetch(&p.key);
@@ -151,8 +175,42 @@ impl SuMax {
             if let Some(ahead) = packets.get(n + LOOKAHEAD) {
                 ring[n % LOOKAHEAD] = self.prefetch(&ahead.key);
             }
+            // The hop list (the delay's terms) lives apart from the packet, allocated by
+            // the parser's thread.
+            if let Some(later) = packets.get(n + HOPS_AHEAD) {
+                crate::trace::prefetch(later.hops.as_ptr());
+            }
             let (t, bin) = (self.time_of(p.ts_ns), self.delay_bin(p.delay_ns()));
-            self.insert_fast(&idx[..self.arrays.len()], t, bin);
+            let idx = &idx[..self.arrays.len()];
+            match WORD_CELLS {
+                true => self.insert_word_cells(idx, t, bin),
+                false => self.insert_fast(idx, t, bin),
+            }
+        }
+    }
+
+    /// [`SuMax::insert_fast`] for the NIC's cell layout (`word_cells`): each cell one
+    /// in-word load and store of a constant width instead of the general packed access,
+    /// which decided at run time whether a cell straddles two words. The same cells,
+    /// written in the same order.
+    #[inline(always)]
+    fn insert_word_cells(&mut self, idx: &[u32], t: u32, bin: u8) {
+        debug_assert!(self.word_cells);
+        let size = self.cells[sumax_cell::SIZE].offset;
+        let delay = self.cells[sumax_cell::FIRST_DELAY + bin as usize].offset;
+        let interval = self.cells[sumax_cell::interval(self.geometry.delay_cells)].offset;
+        let last = self.cells[sumax_cell::last(self.geometry.delay_cells)].offset;
+        let (mut omega_size, mut omega_delay) = (INF, INF);
+        for (a, &i) in self.arrays.iter_mut().zip(idx) {
+            let base = i as u64 * self.bucket_bits;
+            let s = a.get_in_word::<32>(base + size);
+            a.set_in_word::<32>(base + size, unit_omega_step(s, u32::MAX, &mut omega_size));
+            let d = a.get_in_word::<16>(base + delay);
+            a.set_in_word::<16>(base + delay, unit_omega_step(d, u16::MAX as u32, &mut omega_delay));
+            let gap = interval::gap(t, a.get_in_word::<32>(base + last), 32);
+            let old = a.get_in_word::<32>(base + interval);
+            a.set_in_word::<32>(base + interval, gap.max(old));
+            a.set_in_word::<32>(base + last, t);
         }
     }
 
@@ -327,6 +385,65 @@ mod tests {
         let mut batch = small();
         batch.insert_packets(&packets[..5]);
         batch.insert_packets(&packets[5..]);
+        for a in 0..seq.arrays.len() {
+            assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "array {a}");
+        }
+    }
+
+    /// The NIC's layout takes the word-cell kernel; layouts whose cells may straddle a
+    /// word (or of other widths) take the general one.
+    #[test]
+    fn word_cells_only_for_aligned_nic_widths() {
+        assert!(SuMax::new(SuMaxGeometry::nic_default()).unwrap().word_cells);
+        assert!(small().word_cells);
+        let mut odd = SuMaxGeometry::with_depth(3, 64);
+        odd.delay_cells = 7; // the interval cell at bit 144: 32 bits across a word boundary
+        assert!(!SuMax::new(odd).unwrap().word_cells);
+        let mut narrow = SuMaxGeometry::with_depth(3, 64);
+        narrow.delay_width = 8;
+        assert!(!SuMax::new(narrow).unwrap().word_cells);
+    }
+
+    /// The word-cell kernel equals the sequential path through saturation: every cell
+    /// starts a few packets below its marker (sizes at `u32::MAX - k`, delays at
+    /// `u16::MAX - k`) and last-arrival times near the wrap, so markers are reached, skipped
+    /// and kept, and gaps wrap.
+    #[test]
+    fn word_cell_batch_equals_sequential_through_saturation() {
+        use smartnic_contract::shim::Hop;
+        let g = SuMaxGeometry::with_depth(3, 8);
+        let mut primed = SuMax::new(g.clone()).unwrap();
+        assert!(primed.word_cells);
+        for (a, b) in (0..3).flat_map(|a| (0..8u32).map(move |b| (a, b))) {
+            primed.set_cell(a, b, SIZE, u32::MAX - 40 - b * 7 - a as u32);
+            for bin in 0..g.delay_cells as usize {
+                primed.set_cell(a, b, FIRST_DELAY + bin, u16::MAX as u32 - 30 - b * 3 - bin as u32);
+            }
+            primed.set_cell(a, b, last(g.delay_cells), u32::MAX - b * 100);
+        }
+        let mut stream = smartnic_contract::vectors::KeyStream::new(9);
+        let pool: Vec<FlowKey> = (0..40).map(|_| stream.next_key()).collect();
+        let packets: Vec<Packet> = (0..3000u64)
+            .map(|n| Packet {
+                ts_ns: n * 9001,
+                wire_len: 64,
+                key: pool[(n * n % 40) as usize],
+                hops: vec![Hop { switch_id: 2, latency_ns: (n * 7919 % 90_000) as u32 }],
+            })
+            .collect();
+        let mut seq = primed.clone();
+        packets.iter().for_each(|p| seq.insert(&p.key, p.ts_ns, p.delay_ns()));
+        let mut batch = primed;
+        batch.insert_packets(&packets[..7]);
+        batch.insert_packets(&packets[7..]);
+        let cells = |cell: usize| (0..3).flat_map(move |a| (0..8).map(move |b| (a, b, cell)));
+        let at_marker = |cells: &mut dyn Iterator<Item = (usize, u32, usize)>, marker: u32| {
+            cells.filter(|&(a, b, c)| seq.cell(a, b, c) == marker).count()
+        };
+        let sizes = at_marker(&mut cells(SIZE), u32::MAX);
+        let delays =
+            at_marker(&mut (0..g.delay_cells as usize).flat_map(|d| cells(FIRST_DELAY + d)), u16::MAX as u32);
+        assert!(sizes > 0 && delays > 0, "the workload saturates size ({sizes}) and delay ({delays}) cells");
         for a in 0..seq.arrays.len() {
             assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "array {a}");
         }

@@ -188,6 +188,7 @@ type IpResult = Result<Option<FlowKey>, FrameError>;
 
 /// Ethernet, its VLAN tags (the contract's walk) and the optional shim (the contract's
 /// view, its hops appended to `hops`), then IP.
+#[inline(always)]
 fn parse_ethernet(data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
     let l2 = walk_l2(data).map_err(|e| match e {
         wire::Error::TooManyTags { .. } => FrameError::TooManyVlanTags,
@@ -213,6 +214,7 @@ fn parse_ethernet(data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
 }
 
 /// Source and destination ports of `proto` from its header at the start of `l4`.
+#[inline(always)]
 fn ports(proto: u8, l4: &[u8]) -> Result<(u16, u16), FrameError> {
     // The TCP and UDP views report a cut header, or (TCP) a data offset below 5.
     let fault = |e| match e {
@@ -226,6 +228,7 @@ fn ports(proto: u8, l4: &[u8]) -> Result<(u16, u16), FrameError> {
     }
 }
 
+#[inline(always)]
 fn parse_ipv4(ip: &[u8]) -> Result<FlowKey, FrameError> {
     // Everything else the IPv4 view reports is a cut header.
     let p = Ipv4Packet::new_checked(ip).map_err(|e| match e {
