@@ -79,7 +79,7 @@ impl PackedBits {
     /// constant, for kernels whose layout guarantees the alignment.
     #[inline(always)]
     pub fn get_in_word<const W: u32>(&self, off: u64) -> u32 {
-        debug_assert!(W <= 32 && off % W as u64 == 0 && 64 % W == 0, "{W}-bit field at bit {off}");
+        debug_assert!(W <= 32 && off.is_multiple_of(W as u64) && 64 % W == 0, "{W}-bit field at bit {off}");
         ((self.words[(off >> 6) as usize] >> (off & 63)) & mask(W as u8)) as u32
     }
 
@@ -87,7 +87,7 @@ impl PackedBits {
     /// alignment of [`PackedBits::get_in_word`].
     #[inline(always)]
     pub fn set_in_word<const W: u32>(&mut self, off: u64, value: u32) {
-        debug_assert!(W <= 32 && off % W as u64 == 0 && 64 % W == 0, "{W}-bit field at bit {off}");
+        debug_assert!(W <= 32 && off.is_multiple_of(W as u64) && 64 % W == 0, "{W}-bit field at bit {off}");
         let (w, sh) = ((off >> 6) as usize, off & 63);
         let m = mask(W as u8);
         self.words[w] = (self.words[w] & !(m << sh)) | ((value as u64 & m) << sh);

@@ -82,8 +82,8 @@ impl SuMax {
         let bucket_bits = geometry.bucket_bits();
         let arrays = (0..d).map(|_| PackedBits::new(bucket_bits * geometry.depth as u64)).collect();
         let word_cells = (geometry.size_width, geometry.delay_width, geometry.time_width) == (32, 16, 32)
-            && bucket_bits % 32 == 0
-            && cells.iter().all(|c| c.offset % c.width as u64 == 0);
+            && bucket_bits.is_multiple_of(32)
+            && cells.iter().all(|c| c.offset.is_multiple_of(c.width as u64));
         Ok(SuMax {
             word_cells,
             hashes: HashBank::new(&geometry.hashes),
