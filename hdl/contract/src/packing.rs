@@ -93,6 +93,50 @@ impl PackedBits {
         self.words[w] = (self.words[w] & !(m << sh)) | ((value as u64 & m) << sh);
     }
 
+    /// The 64 bits from bit offset `off` on, `off` a multiple of 8: a field of up to 64
+    /// bits that starts on a byte boundary is the low bits of this. One unaligned load,
+    /// where [`PackedBits::get`] takes a word, a shift and a straddle test per field; with
+    /// [`PackedBits::set_window`], kernels whose buckets start on byte boundaries read and
+    /// write a whole bucket at once. The padding word keeps the window of any field inside
+    /// the buffer.
+    #[inline(always)]
+    pub fn window(&self, off: u64) -> u64 {
+        let at = self.window_byte(off);
+        #[cfg(target_endian = "little")]
+        // SAFETY: `window_byte` checked that bytes `at..at + 8` lie inside `words`; the
+        // read is unaligned, and on a little-endian machine the words' bytes are the
+        // packed stream in order.
+        return unsafe { self.words.as_ptr().cast::<u8>().add(at).cast::<u64>().read_unaligned() };
+        #[cfg(not(target_endian = "little"))]
+        return (self.get(off, 32) as u64) | (self.get(off + 32, 32) as u64) << 32;
+    }
+
+    /// Writes the 64 bits from bit offset `off` on (a multiple of 8): the inverse of
+    /// [`PackedBits::window`]. The caller keeps the bits that are not its bucket's.
+    #[inline(always)]
+    pub fn set_window(&mut self, off: u64, value: u64) {
+        let at = self.window_byte(off);
+        #[cfg(target_endian = "little")]
+        // SAFETY: as in `window`, bytes `at..at + 8` lie inside `words`.
+        unsafe {
+            self.words.as_mut_ptr().cast::<u8>().add(at).cast::<u64>().write_unaligned(value)
+        };
+        #[cfg(not(target_endian = "little"))]
+        {
+            self.set(off, 32, value as u32);
+            self.set(off + 32, 32, (value >> 32) as u32);
+        }
+    }
+
+    /// The byte where the window at bit `off` starts, checked to leave 8 bytes in the words.
+    #[inline(always)]
+    fn window_byte(&self, off: u64) -> usize {
+        debug_assert!(off.is_multiple_of(8), "window at bit {off}");
+        let at = (off >> 3) as usize;
+        assert!(at + 8 <= self.words.len() * 8, "window at bit {off} past the buffer");
+        at
+    }
+
     /// Read-modify-write of one field: `f` maps the old value to the new one, or `None`
     /// to leave it. One load and at most one store on the fast path.
     #[inline(always)]
@@ -233,6 +277,27 @@ mod tests {
         check::<8>();
         check::<16>();
         check::<32>();
+    }
+
+    /// A window is the 64 bits `get` reads from its offset on, and writing one back
+    /// changes exactly those bits, at every byte offset up to the last field's.
+    #[test]
+    fn windows_equal_fields_at_every_byte() {
+        let mut p = PackedBits::new(8 * 40 + 5);
+        for i in 0..(p.bits() / 8) {
+            p.set(i * 8, 8, (i as u32).wrapping_mul(167) ^ 0x5a);
+        }
+        for off in (0..p.bits()).step_by(8) {
+            let want = (0..2).fold(0u64, |v, h| v | (p.get(off + 32 * h, 32) as u64) << (32 * h));
+            assert_eq!(p.window(off), want, "window at bit {off}");
+            let mut q = p.clone();
+            q.set_window(off, !want);
+            for bit in (0..p.bits() + 64).step_by(4) {
+                let inside = (off..off + 64).contains(&bit);
+                let expect = if inside { !p.get(bit, 4) & 0xf } else { p.get(bit, 4) };
+                assert_eq!(q.get(bit, 4), expect, "window at bit {off}, nibble at bit {bit}");
+            }
+        }
     }
 
     /// Reads a field bit by bit (independent of `PackedBits::get`).

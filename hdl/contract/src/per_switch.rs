@@ -206,6 +206,7 @@ impl InflateRule {
 
     /// Is a hop of `units` over a pair whose estimates before it are `count` and `sum`
     /// inflated? `None` for a cell field with no estimate (every cell overflowed).
+    #[inline]
     pub fn inflated(
         &self,
         table: &[u32],

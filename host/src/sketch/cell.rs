@@ -75,6 +75,26 @@ pub fn unit_omega_step(stored: u32, marker: u32, omega: &mut u64) -> u32 {
     stored + grow as u32
 }
 
+/// [`omega_step`] for any `alpha` without data-dependent branches, returning the new
+/// stored value (the old one when unchanged): the three cases become selects. The
+/// per-switch half's latency sums take a hop's latency as `alpha`, and the branches of
+/// [`omega_step`] followed the cells there.
+#[inline(always)]
+pub fn omega_step_select(stored: u32, marker: u32, alpha: u64, omega: &mut u64) -> u32 {
+    let live = stored != marker;
+    let cand = store(stored as u64 + alpha, marker);
+    let cand_v = value(cand, marker);
+    let grow = live & (cand_v < *omega);
+    let raise = live & !grow & ((stored as u64) < *omega);
+    let raised = store(*omega, marker);
+    *omega = if grow { cand_v } else { *omega };
+    match (grow, raise) {
+        (true, _) => cand,
+        (false, true) => raised,
+        (false, false) => stored,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +111,29 @@ mod tests {
                     let slow = omega_step(stored, marker, 1, &mut a).unwrap_or(stored);
                     let fast = unit_omega_step(stored, marker, &mut b);
                     assert_eq!((fast, b), (slow, a), "width {width}, cell {stored}, omega {omega}");
+                }
+            }
+        }
+    }
+
+    /// The select form is `omega_step` for every stored value, alpha and running minimum
+    /// of small widths, the marker and an infinite minimum included.
+    #[test]
+    fn omega_step_select_equals_omega_step() {
+        for width in 1..=4u32 {
+            let marker = (1u32 << width) - 1;
+            for stored in 0..=marker {
+                for alpha in 0..=marker as u64 + 2 {
+                    for omega in (0..=marker as u64 + 2).chain([INF]) {
+                        let (mut a, mut b) = (omega, omega);
+                        let slow = omega_step(stored, marker, alpha, &mut a).unwrap_or(stored);
+                        let fast = omega_step_select(stored, marker, alpha, &mut b);
+                        assert_eq!(
+                            (fast, b),
+                            (slow, a),
+                            "width {width}, cell {stored}, alpha {alpha}, omega {omega}"
+                        );
+                    }
                 }
             }
         }

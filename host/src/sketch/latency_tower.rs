@@ -7,12 +7,14 @@
 //! the NIC's, and [`LatencyTower::insert`] returns the estimates the inflated-latency
 //! detector compares against (the pair's state *before* the hop).
 
-use super::cell::{cm_step, omega_step, store, value, INF};
+#[cfg(test)]
+use super::cell::omega_step;
+use super::cell::{cm_step, omega_step_select, store, value, INF};
 use super::hashing::{HashBank, MAX_MEMBERS};
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{GeometryError, InsertMode};
 use smartnic_contract::hash::index;
-use smartnic_contract::packing::PackedBits;
+use smartnic_contract::packing::{mask, PackedBits};
 use smartnic_contract::per_switch::{field, switch_key, LatencyTowerGeometry, SWITCH_KEY_LEN};
 use smartnic_contract::FlowKey;
 
@@ -96,6 +98,9 @@ pub struct LatencyTower {
     mode: InsertMode,
     arrays: Vec<Array>,
     hashes: HashBank<SWITCH_KEY_LEN>,
+    /// Every bucket starts on a byte boundary and fits in 64 bits (the NIC's 32-, 48- and
+    /// 64-bit buckets): the NIC's d = 3 then takes [`insert_windows`].
+    windowed: bool,
 }
 
 impl LatencyTower {
@@ -118,7 +123,9 @@ impl LatencyTower {
             })
             .collect();
         let params: Vec<_> = geometry.arrays.iter().map(|a| a.hash).collect();
-        Ok(LatencyTower { hashes: HashBank::new(&params), geometry, mode, arrays })
+        let windowed =
+            geometry.arrays.iter().all(|a| a.bucket_bits().is_multiple_of(8) && a.bucket_bits() <= 64);
+        Ok(LatencyTower { hashes: HashBank::new(&params), geometry, mode, arrays, windowed })
     }
 
     pub fn geometry(&self) -> &LatencyTowerGeometry {
@@ -189,6 +196,7 @@ impl LatencyTower {
         // The NIC's d = 3 gets a kernel with its cells in registers; any other d the
         // general one (lanes past d are padded as overflowed cells, which no rule touches).
         match <&mut [Array; 3]>::try_from(self.arrays.as_mut_slice()) {
+            Ok(arrays) if self.windowed => insert_windows(arrays, mode, idx, units),
             Ok(arrays) => insert_cells::<3>(arrays, mode, idx, units),
             Err(_) => insert_cells::<MAX_ARRAYS>(&mut self.arrays, mode, idx, units),
         }
@@ -371,6 +379,44 @@ fn insert_cells<const D: usize>(
     before
 }
 
+/// [`insert_cells`] for buckets that start on byte boundaries and fit in 64 bits: each
+/// bucket is one 64-bit window ([`PackedBits::window`]), loaded once and stored once, its
+/// two cells cut out by shift and mask, where the cell-wise path located every cell on its
+/// own and tested it for a word straddle. The same cells, and the same estimates.
+#[inline(always)]
+fn insert_windows<const D: usize>(
+    arrays: &mut [Array; D],
+    mode: InsertMode,
+    idx: &[u32; MAX_ARRAYS],
+    units: u64,
+) -> PairEstimate {
+    let (mut win, mut count, mut sum) = ([0u64; D], [0u32; D], [0u32; D]);
+    for (k, a) in arrays.iter().enumerate() {
+        win[k] = a.bits.window(idx[k] as u64 * a.bucket_bits);
+        count[k] = (win[k] & mask(a.count_width)) as u32;
+        sum[k] = ((win[k] >> a.count_width) & mask(a.sum_width)) as u32;
+    }
+    let (count_m, sum_m) =
+        (arrays.each_ref().map(|a| a.count_marker), arrays.each_ref().map(|a| a.sum_marker));
+    let before =
+        PairEstimate { count: finite(cells_min(&count, &count_m)), sum: finite(cells_min(&sum, &sum_m)) };
+    let new_count = step_cells(mode, count, &count_m, 1);
+    let new_sum = step_cells(mode, sum, &sum_m, units);
+    for (k, a) in arrays.iter_mut().enumerate() {
+        // The window's bits past this bucket belong to the next one and are kept.
+        let rest = win[k] & !mask_bits(a.bucket_bits);
+        let cells = new_count[k] as u64 | (new_sum[k] as u64) << a.count_width;
+        a.bits.set_window(idx[k] as u64 * a.bucket_bits, rest | cells);
+    }
+    before
+}
+
+/// The low `bits` bits set (`bits` up to 64).
+#[inline(always)]
+fn mask_bits(bits: u64) -> u64 {
+    u64::MAX >> (64 - bits)
+}
+
 /// One field's cells after a hop of `alpha` under `mode` (the rules of the module docs).
 #[inline(always)]
 fn step_cells<const D: usize>(
@@ -400,7 +446,7 @@ fn step_cells<const D: usize>(
         InsertMode::Acu => {
             let mut omega = INF;
             for (c, &m) in cells.iter_mut().zip(markers) {
-                *c = omega_step(*c, m, alpha, &mut omega).unwrap_or(*c);
+                *c = omega_step_select(*c, m, alpha, &mut omega);
             }
         }
     }
@@ -500,10 +546,14 @@ mod tests {
             rng ^= rng << 17;
             rng
         };
-        let geometries: [&[(u8, u8, u32)]; 3] = [
+        // The last two take the window kernel (byte-aligned buckets of at most 64 bits, d =
+        // 3): narrow cells, and the NIC's widths on few buckets.
+        let geometries: [&[(u8, u8, u32)]; 5] = [
             &[(3, 6, 29), (5, 9, 17), (7, 12, 11)],
             &[(2, 5, 13), (6, 11, 7)],
             &[(2, 4, 31), (3, 7, 19), (5, 9, 13), (8, 32, 5)],
+            &[(8, 8, 29), (8, 16, 17), (16, 32, 11)],
+            &[(8, 24, 13), (16, 32, 7), (32, 32, 5)],
         ];
         for (mode, cells) in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu]
             .into_iter()
@@ -512,6 +562,7 @@ mod tests {
             let g = LatencyTowerGeometry::from_cells(cells, 2);
             let mut fast = LatencyTower::new(g.clone(), mode).unwrap();
             let mut slow = LatencyTower::new(g, mode).unwrap();
+            assert_eq!(fast.windowed, cells.len() == 3 && cells[0].0 == 8, "{cells:?}");
             for n in 0..20_000 {
                 let r = next();
                 let key = switch_key((r % 7) as u16, &flow((r >> 8) as u8 % 23));

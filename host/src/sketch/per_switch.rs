@@ -60,6 +60,36 @@ impl HopSource for [Packet] {
     }
 }
 
+/// The hop [`LOOKAHEAD`] places ahead of the one [`PerSwitch::observe_batch`] inserts:
+/// packet `n`'s hop `h`, its flow's share of the hash computed once for all its hops. A
+/// hand-kept cursor with an inlined step, as a closure (or a flat_map over the packets)
+/// was not inlined into the AVX2 loop, nor compiled for it.
+#[derive(Default)]
+struct HopCursor {
+    n: usize,
+    h: usize,
+    flow: FlowPart,
+}
+
+impl HopCursor {
+    /// The next hop's bucket indices, its buckets' cache lines requested; `None` past the
+    /// batch's last hop.
+    #[inline(always)]
+    fn next<S: HopSource + ?Sized>(&mut self, src: &S, tower: &LatencyTower) -> Option<[u32; MAX_ARRAYS]> {
+        loop {
+            let hops = (self.n < src.packets()).then(|| src.hops(self.n))?;
+            if let Some(hop) = hops.get(self.h) {
+                if self.h == 0 {
+                    self.flow = tower.flow_part(src.key(self.n));
+                }
+                self.h += 1;
+                return Some(tower.prefetch_hop(&self.flow, hop.switch_id));
+            }
+            (self.n, self.h) = (self.n + 1, 0);
+        }
+    }
+}
+
 /// Everything the per-switch half is configured with: geometries at build time, the
 /// mode and thresholds by register.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,24 +205,10 @@ impl PerSwitch {
 
     #[inline(always)]
     fn observe_batch_any<S: HopSource + ?Sized>(&mut self, epoch: u32, src: &S, estimates: &[u64]) {
-        // The hop LOOKAHEAD places ahead of the one inserted: packet `an`'s hop `ah`, its
-        // flow's share of the hash computed once for all its hops. A hand-kept cursor, as a
-        // flat_map over the packets did not inline.
-        let (mut an, mut ah, mut flow) = (0, 0, FlowPart::default());
-        let mut ahead = |tower: &LatencyTower| loop {
-            let hops = (an < src.packets()).then(|| src.hops(an))?;
-            if let Some(h) = hops.get(ah) {
-                if ah == 0 {
-                    flow = tower.flow_part(src.key(an));
-                }
-                ah += 1;
-                return Some(tower.prefetch_hop(&flow, h.switch_id));
-            }
-            (an, ah) = (an + 1, 0);
-        };
+        let mut ahead = HopCursor::default();
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
         for slot in ring.iter_mut() {
-            match ahead(&self.latency) {
+            match ahead.next(src, &self.latency) {
                 Some(idx) => *slot = idx,
                 None => break,
             }
@@ -203,7 +219,7 @@ impl PerSwitch {
             let key = src.key(n);
             for hop in src.hops(n) {
                 let idx = ring[i % LOOKAHEAD];
-                if let Some(next) = ahead(&self.latency) {
+                if let Some(next) = ahead.next(src, &self.latency) {
                     ring[i % LOOKAHEAD] = next;
                 }
                 i += 1;
