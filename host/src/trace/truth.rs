@@ -65,8 +65,10 @@ pub struct FlowAcc {
     pub last_ns: u64,
     pub max_iat_ns: u64,
     prev_ns: u64,
-    /// Per switch: (switch ID, latency sum, hop records), sorted by switch ID. A flow
-    /// crosses a handful of switches, so a sorted vector beats two maps per hop.
+    /// Per switch: (switch ID, latency sum, hop records), in the order the flow first
+    /// crossed them (sorted by switch ID in its record). A flow crosses a handful of
+    /// switches, so a vector beats two maps per hop; and a packet on the flow's usual path
+    /// finds its hop `i` at entry `i`, one predictable comparison instead of a search.
     hops: Vec<(u16, u64, u64)>,
     pub delay_ns: u64,
 }
@@ -85,18 +87,23 @@ impl FlowAcc {
         self.prev_ns = ts_ns;
         self.packets += 1;
         self.bytes += wire_len as u64;
-        for h in hops {
-            let at = match self.hops.binary_search_by_key(&h.switch_id, |e| e.0) {
-                Ok(at) => at,
-                Err(at) => {
-                    self.hops.insert(at, (h.switch_id, 0, 0));
-                    at
-                }
+        for (i, h) in hops.iter().enumerate() {
+            let at = match self.hops.get(i) {
+                Some(e) if e.0 == h.switch_id => i,
+                _ => self.entry(h.switch_id),
             };
             self.hops[at].1 += h.latency_ns as u64;
             self.hops[at].2 += 1;
             self.delay_ns += h.latency_ns as u64;
         }
+    }
+
+    /// The index of `switch_id`'s entry, appended if the flow had not crossed it yet.
+    fn entry(&mut self, switch_id: u16) -> usize {
+        self.hops.iter().position(|e| e.0 == switch_id).unwrap_or_else(|| {
+            self.hops.push((switch_id, 0, 0));
+            self.hops.len() - 1
+        })
     }
 
     /// Hints the CPU to pull the per-switch list in before [`FlowAcc::add`] needs it.
@@ -107,6 +114,8 @@ impl FlowAcc {
 
     /// The finished record of flow `key`.
     pub fn record(&self, key: &FlowKey) -> FlowRecord {
+        let mut hops = self.hops.clone();
+        hops.sort_unstable_by_key(|e| e.0);
         FlowRecord {
             key: key.to_string(),
             packets: self.packets,
@@ -114,8 +123,8 @@ impl FlowAcc {
             first_ns: self.first_ns,
             last_ns: self.last_ns,
             max_iat_ns: self.max_iat_ns,
-            hop_latency_ns: self.hops.iter().map(|&(s, l, _)| (s, l)).collect(),
-            hop_packets: self.hops.iter().map(|&(s, _, n)| (s, n)).collect(),
+            hop_latency_ns: hops.iter().map(|&(s, l, _)| (s, l)).collect(),
+            hop_packets: hops.iter().map(|&(s, _, n)| (s, n)).collect(),
             delay_ns: self.delay_ns,
         }
     }
