@@ -390,6 +390,21 @@ mod tests {
         }
     }
 
+    /// 3000 one-hop packets of 40 flows (of key stream `seed`), `gap_ns` apart, with
+    /// latencies spread over `0..max_latency_ns`.
+    fn few_flows(seed: u64, gap_ns: u64, max_latency_ns: u64) -> Vec<Packet> {
+        use smartnic_contract::shim::Hop;
+        let mut stream = smartnic_contract::vectors::KeyStream::new(seed);
+        let pool: Vec<FlowKey> = (0..40).map(|_| stream.next_key()).collect();
+        let packet = |n: u64| Packet {
+            ts_ns: n * gap_ns,
+            wire_len: 64,
+            key: pool[(n * n % 40) as usize],
+            hops: vec![Hop { switch_id: 2, latency_ns: (n * 7919 % max_latency_ns) as u32 }],
+        };
+        (0..3000u64).map(packet).collect()
+    }
+
     /// The NIC's layout takes the word-cell kernel; layouts whose cells may straddle a
     /// word (or of other widths) take the general one.
     #[test]
@@ -410,7 +425,6 @@ mod tests {
     /// and kept, and gaps wrap.
     #[test]
     fn word_cell_batch_equals_sequential_through_saturation() {
-        use smartnic_contract::shim::Hop;
         let g = SuMaxGeometry::with_depth(3, 8);
         let mut primed = SuMax::new(g.clone()).unwrap();
         assert!(primed.word_cells);
@@ -421,16 +435,7 @@ mod tests {
             }
             primed.set_cell(a, b, last(g.delay_cells), u32::MAX - b * 100);
         }
-        let mut stream = smartnic_contract::vectors::KeyStream::new(9);
-        let pool: Vec<FlowKey> = (0..40).map(|_| stream.next_key()).collect();
-        let packets: Vec<Packet> = (0..3000u64)
-            .map(|n| Packet {
-                ts_ns: n * 9001,
-                wire_len: 64,
-                key: pool[(n * n % 40) as usize],
-                hops: vec![Hop { switch_id: 2, latency_ns: (n * 7919 % 90_000) as u32 }],
-            })
-            .collect();
+        let packets = few_flows(9, 9001, 90_000);
         let mut seq = primed.clone();
         packets.iter().for_each(|p| seq.insert(&p.key, p.ts_ns, p.delay_ns()));
         let mut batch = primed;
@@ -453,19 +458,9 @@ mod tests {
     /// and 2-bit delay cells on few buckets, so markers are reached, skipped and kept.
     #[test]
     fn batch_insert_equals_sequential_insert_through_saturation() {
-        use smartnic_contract::shim::Hop;
         let mut g = SuMaxGeometry::with_depth(3, 8);
         (g.size_width, g.delay_width) = (3, 2);
-        let mut stream = smartnic_contract::vectors::KeyStream::new(5);
-        let pool: Vec<FlowKey> = (0..40).map(|_| stream.next_key()).collect();
-        let packets: Vec<Packet> = (0..3000u64)
-            .map(|n| Packet {
-                ts_ns: n * 3001,
-                wire_len: 64,
-                key: pool[(n * n % 40) as usize],
-                hops: vec![Hop { switch_id: 2, latency_ns: (n * 7919 % 9_000) as u32 }],
-            })
-            .collect();
+        let packets = few_flows(5, 3001, 9_000);
         let mut seq = SuMax::new(g.clone()).unwrap();
         packets.iter().for_each(|p| seq.insert(&p.key, p.ts_ns, p.delay_ns()));
         let mut batch = SuMax::new(g).unwrap();
