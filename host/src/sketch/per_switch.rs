@@ -53,6 +53,7 @@ impl HopSource for [Packet] {
         &self[n].hops
     }
     /// Each packet's hop vector was allocated by the parser's thread, away from the packet.
+    #[inline]
     fn prefetch_hops(&self, n: usize) {
         if let Some(p) = self.get(n) {
             crate::trace::prefetch(p.hops.as_ptr());

@@ -11,6 +11,7 @@
 
 use super::cell::{omega_step, unit_omega_step, value, INF};
 use super::hashing::HashBank;
+use super::per_switch::HopSource;
 use super::tower::MAX_ARRAYS;
 use crate::trace::Packet;
 use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
@@ -175,11 +176,8 @@ impl SuMax {
             if let Some(ahead) = packets.get(n + LOOKAHEAD) {
                 ring[n % LOOKAHEAD] = self.prefetch(&ahead.key);
             }
-            // The hop list (the delay's terms) lives apart from the packet, allocated by
-            // the parser's thread.
-            if let Some(later) = packets.get(n + HOPS_AHEAD) {
-                crate::trace::prefetch(later.hops.as_ptr());
-            }
+            // The hop list (the delay's terms) lives apart from the packet.
+            packets.prefetch_hops(n + HOPS_AHEAD);
             let (t, bin) = (self.time_of(p.ts_ns), self.delay_bin(p.delay_ns()));
             let idx = &idx[..self.arrays.len()];
             match WORD_CELLS {
