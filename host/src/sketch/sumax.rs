@@ -201,14 +201,14 @@ impl SuMax {
         let (mut omega_size, mut omega_delay) = (INF, INF);
         for (a, &i) in self.arrays.iter_mut().zip(idx) {
             let base = i as u64 * self.bucket_bits;
-            let s = a.get_in_word::<32>(base + size);
-            a.set_in_word::<32>(base + size, unit_omega_step(s, u32::MAX, &mut omega_size));
-            let d = a.get_in_word::<16>(base + delay);
-            a.set_in_word::<16>(base + delay, unit_omega_step(d, u16::MAX as u32, &mut omega_delay));
-            let gap = interval::gap(t, a.get_in_word::<32>(base + last), 32);
-            let old = a.get_in_word::<32>(base + interval);
-            a.set_in_word::<32>(base + interval, gap.max(old));
-            a.set_in_word::<32>(base + last, t);
+            let s = a.get_in_word(base + size, 32);
+            a.set_in_word(base + size, 32, unit_omega_step(s, u32::MAX, &mut omega_size));
+            let d = a.get_in_word(base + delay, 16);
+            a.set_in_word(base + delay, 16, unit_omega_step(d, u16::MAX as u32, &mut omega_delay));
+            let gap = interval::gap(t, a.get_in_word(base + last, 32), 32);
+            let old = a.get_in_word(base + interval, 32);
+            a.set_in_word(base + interval, 32, gap.max(old));
+            a.set_in_word(base + last, 32, t);
         }
     }
 

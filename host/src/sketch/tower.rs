@@ -8,7 +8,7 @@ use super::cell::{self, omega_step, value, INF};
 use super::hashing::HashBank;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::hash::index;
-use smartnic_contract::packing::PackedBits;
+use smartnic_contract::packing::{mask, PackedBits};
 use smartnic_contract::FlowKey;
 
 /// Most arrays a sketch may have (bounds the stack buffers of the hot path).
@@ -148,24 +148,12 @@ impl Tower {
     }
 
     /// [`Tower::insert_and_query`] of each key in order, the estimates written to
-    /// `estimates` (cleared first): the same counters and answers, with the counters of the
-    /// key `LOOKAHEAD` places ahead prefetched while the current one is updated, as in
-    /// [`Tower::insert_batch`]. The per-switch half needs every packet's estimate.
+    /// `estimates` (cleared first): the same counters and answers, by the kernels of
+    /// [`Tower::insert_batch`], each packet's estimate read back right after its insertion.
+    /// The per-switch half needs every packet's estimate.
     pub fn insert_and_query_batch(&mut self, keys: &[FlowKey], estimates: &mut Vec<u64>) {
         estimates.clear();
-        let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
-        for (slot, key) in ring.iter_mut().zip(keys) {
-            *slot = self.prefetch(key);
-        }
-        let d = self.arrays.len();
-        for n in 0..keys.len() {
-            let idx = ring[n % LOOKAHEAD];
-            if let Some(ahead) = keys.get(n + LOOKAHEAD) {
-                ring[n % LOOKAHEAD] = self.prefetch(ahead);
-            }
-            self.insert_indices(&idx);
-            estimates.push(self.query_indices(&idx[..d]));
-        }
+        self.batch(keys, Some(estimates))
     }
 
     #[inline(always)]
@@ -183,56 +171,72 @@ impl Tower {
     /// packets overlap instead of being waited for one at a time (the arrays are far
     /// larger than L1, and each packet touches `d` unrelated cache lines).
     pub fn insert_batch(&mut self, keys: &[FlowKey]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
-            // SAFETY: this CPU has the features `insert_batch_avx2` is compiled for.
-            return unsafe { self.insert_batch_avx2(keys) };
-        }
-        self.insert_batch_any(keys)
+        self.batch(keys, None)
     }
 
-    /// [`Tower::insert_batch`] compiled for AVX2 (one instruction per 32-byte hash row)
-    /// and BMI2 (single-micro-op variable shifts for the packed counters).
+    /// The batch paths' entry: the AVX2 build where the CPU has it. Each key's estimate
+    /// after its insertion goes to `estimates` when given.
+    fn batch(&mut self, keys: &[FlowKey], estimates: Option<&mut Vec<u64>>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+            // SAFETY: this CPU has the features `batch_avx2` is compiled for.
+            return unsafe { self.batch_avx2(keys, estimates) };
+        }
+        self.batch_any(keys, estimates)
+    }
+
+    /// [`Tower::batch`] compiled for AVX2 (one instruction per 32-byte hash row) and BMI2
+    /// (single-micro-op variable shifts for the packed counters).
     ///
     /// # Safety
     /// The CPU must support AVX2 and BMI2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi2")]
-    unsafe fn insert_batch_avx2(&mut self, keys: &[FlowKey]) {
-        self.insert_batch_any(keys)
+    unsafe fn batch_avx2(&mut self, keys: &[FlowKey], estimates: Option<&mut Vec<u64>>) {
+        self.batch_any(keys, estimates)
     }
 
     /// Picks the kernel: fixed `d` (3 and 5, the NIC's and the CPU papers' towers) gets
-    /// loops the compiler unrolls with the arrays in registers; other depths take the
-    /// general loop. All of them leave exactly the counters of one `insert` per key.
+    /// loops the compiler unrolls with the arrays in registers, and the papers' and the
+    /// NIC's counter widths get kernels with the widths as constants ([`FixedWidths`]);
+    /// other geometries take the general loop. All of them leave exactly the counters of
+    /// one `insert` per key, and give the estimates of `insert_and_query`.
     #[inline(always)]
-    fn insert_batch_any(&mut self, keys: &[FlowKey]) {
-        let mode = self.mode;
+    fn batch_any(&mut self, keys: &[FlowKey], est: Option<&mut Vec<u64>>) {
+        let (mode, h) = (self.mode, &self.hashes);
         if let Ok(arrays) = <&mut [Array; 3]>::try_from(self.arrays.as_mut_slice()) {
-            return batch_fixed(arrays, &self.hashes, mode, keys);
+            return match arrays.each_ref().map(|a| a.width) {
+                Fpga3::WIDTHS => batch_fixed::<3, Fpga3>(arrays, h, mode, keys, est),
+                Flat3::WIDTHS => batch_fixed::<3, Flat3>(arrays, h, mode, keys, est),
+                _ => batch_fixed::<3, AnyWidths>(arrays, h, mode, keys, est),
+            };
         }
         if let Ok(arrays) = <&mut [Array; 5]>::try_from(self.arrays.as_mut_slice()) {
-            return batch_fixed(arrays, &self.hashes, mode, keys);
+            return match arrays.each_ref().map(|a| a.width) {
+                Cpu5::WIDTHS => batch_fixed::<5, Cpu5>(arrays, h, mode, keys, est),
+                Flat5::WIDTHS => batch_fixed::<5, Flat5>(arrays, h, mode, keys, est),
+                _ => batch_fixed::<5, AnyWidths>(arrays, h, mode, keys, est),
+            };
         }
-        self.insert_batch_general(keys)
+        self.batch_general(keys, est)
     }
 
     /// The prefetching batch loop for any number of arrays.
     #[inline(always)]
-    fn insert_batch_general(&mut self, keys: &[FlowKey]) {
+    fn batch_general(&mut self, keys: &[FlowKey], mut estimates: Option<&mut Vec<u64>>) {
         let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
         for (n, key) in keys.iter().take(LOOKAHEAD).enumerate() {
             ring[n] = self.prefetch(key);
         }
+        let d = self.arrays.len();
         for n in 0..keys.len() {
             let idx = ring[n % LOOKAHEAD];
             if let Some(ahead) = keys.get(n + LOOKAHEAD) {
                 ring[n % LOOKAHEAD] = self.prefetch(ahead);
             }
-            match self.mode {
-                InsertMode::Cm => self.insert_cm(&idx),
-                InsertMode::Cu => self.insert_cu(&idx),
-                InsertMode::Acu => self.insert_acu(&idx),
+            self.insert_indices(&idx);
+            if let Some(e) = estimates.as_deref_mut() {
+                e.push(self.query_indices(&idx[..d]));
             }
         }
     }
@@ -445,19 +449,118 @@ pub fn shard_of(key: &FlowKey, shards: usize) -> usize {
 /// lines are still in L1 when their packet comes.
 const LOOKAHEAD: usize = 4;
 
-/// [`Tower::insert_batch`] for exactly `D` arrays, one loop per mode so the per-packet
-/// step has no mode branch.
+/// The counter widths of a batch kernel. The kernels are written once, over `D` arrays of
+/// any widths; a geometry whose widths are known at compile time gets its own copy, in
+/// which every width, mask, shift and marker is a constant, and each counter is read and
+/// written inside one word (its width divides 64, so no counter straddles two): the
+/// straddle test, the multiply by a width in a register and the marker loads drop out.
+trait FixedWidths<const D: usize> {
+    /// Each array's counter width, or `None` when only the arrays know it.
+    const FIXED: Option<[u8; D]>;
+
+    /// The widths of `lanes` (constants for a fixed set).
+    #[inline(always)]
+    fn widths(lanes: &[Lane; D]) -> [u8; D] {
+        Self::FIXED.unwrap_or(lanes.map(|l| l.width))
+    }
+
+    /// Array `k`'s overflow marker, its counters' all-ones value.
+    #[inline(always)]
+    fn marker(lanes: &[Lane; D], k: usize) -> u32 {
+        match Self::FIXED {
+            Some(w) => mask(w[k]) as u32,
+            None => lanes[k].marker,
+        }
+    }
+
+    /// The counter of `width` bits at `off`.
+    #[inline(always)]
+    fn get(bits: &PackedBits, off: u64, width: u8) -> u32 {
+        match Self::FIXED {
+            Some(_) => bits.get_in_word(off, width),
+            None => bits.get(off, width),
+        }
+    }
+
+    #[inline(always)]
+    fn set(bits: &mut PackedBits, off: u64, width: u8, v: u32) {
+        match Self::FIXED {
+            Some(_) => bits.set_in_word(off, width, v),
+            None => bits.set(off, width, v),
+        }
+    }
+
+    #[inline(always)]
+    fn increment_unless(bits: &mut PackedBits, off: u64, width: u8, marker: u32) {
+        match Self::FIXED {
+            Some(_) => bits.increment_in_word(off, width, marker),
+            None => bits.increment_unless(off, width, marker),
+        }
+    }
+}
+
+/// Widths read from the arrays at run time.
+struct AnyWidths;
+impl<const D: usize> FixedWidths<D> for AnyWidths {
+    const FIXED: Option<[u8; D]> = None;
+}
+
+/// Declares a fixed width set. Every width must divide 64 (`widths_divide_64` checks).
+macro_rules! fixed_widths {
+    ($(#[$doc:meta])* $name:ident, $d:literal, $widths:expr) => {
+        $(#[$doc])*
+        struct $name;
+        impl $name {
+            const WIDTHS: [u8; $d] = $widths;
+        }
+        impl FixedWidths<$d> for $name {
+            const FIXED: Option<[u8; $d]> = Some(Self::WIDTHS);
+        }
+    };
+}
+
+fixed_widths!(
+    /// SketchINT's CPU tower (`TowerGeometry::sketchint_cpu`).
+    Cpu5, 5, [2, 4, 8, 16, 32]
+);
+fixed_widths!(
+    /// The NIC's tower (`TowerGeometry::sketchint_fpga`) and the papers' d=3 tower.
+    Fpga3, 3, [8, 16, 32]
+);
+fixed_widths!(
+    /// Count-Min and CU of five 32-bit rows.
+    Flat5, 5, [32; 5]
+);
+fixed_widths!(
+    /// Count-Min and CU of three 32-bit rows (`SketchKind::Cm`, `SketchKind::Cu`).
+    Flat3, 3, [32; 3]
+);
+
+/// [`Tower::insert_batch`] for exactly `D` arrays of widths `W`, one loop per mode so the
+/// per-packet step has no mode branch.
 #[inline(always)]
-fn batch_fixed<const D: usize>(
+fn batch_fixed<const D: usize, W: FixedWidths<D>>(
     arrays: &mut [Array; D],
     hashes: &HashBank,
     mode: InsertMode,
     keys: &[FlowKey],
+    est: Option<&mut Vec<u64>>,
 ) {
-    match mode {
-        InsertMode::Cm => batch_loop(arrays, hashes, keys, step_cm),
-        InsertMode::Cu => batch_loop(arrays, hashes, keys, step_cu),
-        InsertMode::Acu => batch_loop(arrays, hashes, keys, step_acu),
+    // Whether estimates are wanted is a constant of the loop: a test per packet cost the
+    // insert-only loop 5 %.
+    match (mode, est) {
+        (InsertMode::Cm, None) => {
+            batch_loop::<D, W, false>(arrays, hashes, keys, &mut Vec::new(), step_cm::<D, W>)
+        }
+        (InsertMode::Cu, None) => {
+            batch_loop::<D, W, false>(arrays, hashes, keys, &mut Vec::new(), step_cu::<D, W>)
+        }
+        (InsertMode::Acu, None) => {
+            batch_loop::<D, W, false>(arrays, hashes, keys, &mut Vec::new(), step_acu::<D, W>)
+        }
+        (InsertMode::Cm, Some(e)) => batch_loop::<D, W, true>(arrays, hashes, keys, e, step_cm::<D, W>),
+        (InsertMode::Cu, Some(e)) => batch_loop::<D, W, true>(arrays, hashes, keys, e, step_cu::<D, W>),
+        (InsertMode::Acu, Some(e)) => batch_loop::<D, W, true>(arrays, hashes, keys, e, step_acu::<D, W>),
     }
 }
 
@@ -471,51 +574,83 @@ struct Lane {
 }
 
 /// Hash `LOOKAHEAD` packets ahead and prefetch their counters, then apply `step` to the
-/// current packet's indices.
+/// current packet's indices (and, with `QUERY`, push its estimate onto `estimates`).
 #[inline(always)]
-fn batch_loop<const D: usize>(
+fn batch_loop<const D: usize, W: FixedWidths<D>, const QUERY: bool>(
     arrays: &mut [Array; D],
     hashes: &HashBank,
     keys: &[FlowKey],
+    estimates: &mut Vec<u64>,
     step: impl Fn(&mut [&mut PackedBits; D], &[Lane; D], &[u64; D]),
 ) {
     let lanes = arrays.each_ref().map(|a| Lane { width: a.width, marker: a.marker, depth: a.depth });
     let mut bits = arrays.each_mut().map(|a| &mut a.bits);
     let mut ring = [[0u64; D]; LOOKAHEAD];
     for (slot, key) in ring.iter_mut().zip(keys) {
-        *slot = hash_prefetch(&bits, &lanes, hashes, key);
+        *slot = hash_prefetch::<D, W>(&bits, &lanes, hashes, key);
     }
     for n in 0..keys.len() {
         let off = ring[n % LOOKAHEAD];
         if let Some(ahead) = keys.get(n + LOOKAHEAD) {
-            ring[n % LOOKAHEAD] = hash_prefetch(&bits, &lanes, hashes, ahead);
+            ring[n % LOOKAHEAD] = hash_prefetch::<D, W>(&bits, &lanes, hashes, ahead);
         }
         step(&mut bits, &lanes, &off);
+        if QUERY {
+            estimates.push(query_fixed::<D, W>(&bits, &lanes, &off));
+        }
+    }
+}
+
+/// [`Tower::query_indices`] at bit offsets: the smallest non-overflowed counter, or the
+/// widest marker when every counter has overflowed.
+#[inline(always)]
+fn query_fixed<const D: usize, W: FixedWidths<D>>(
+    bits: &[&mut PackedBits; D],
+    lanes: &[Lane; D],
+    off: &[u64; D],
+) -> u64 {
+    let widths = W::widths(lanes);
+    let (mut min, mut saturated) = (INF, 0u64);
+    for k in 0..D {
+        let marker = W::marker(lanes, k);
+        min = min.min(value(W::get(bits[k], off[k], widths[k]), marker));
+        saturated = saturated.max(marker as u64);
+    }
+    if min == INF {
+        saturated
+    } else {
+        min
     }
 }
 
 /// The `D` counter bit offsets of `key`, their cache lines requested.
 #[inline(always)]
-fn hash_prefetch<const D: usize>(
+fn hash_prefetch<const D: usize, W: FixedWidths<D>>(
     bits: &[&mut PackedBits; D],
     lanes: &[Lane; D],
     hashes: &HashBank,
     key: &FlowKey,
 ) -> [u64; D] {
     let h = hashes.hash(key);
+    let widths = W::widths(lanes);
     let mut off = [0u64; D];
-    for (((o, l), b), &hk) in off.iter_mut().zip(lanes).zip(bits).zip(&h) {
-        *o = index(hk, l.depth) as u64 * l.width as u64;
-        b.prefetch(*o);
+    for k in 0..D {
+        off[k] = index(h[k], lanes[k].depth) as u64 * widths[k] as u64;
+        bits[k].prefetch(off[k]);
     }
     off
 }
 
 /// Count-Min: every non-overflowed counter grows (branch-free in `increment_unless`).
 #[inline(always)]
-fn step_cm<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
-    for ((b, l), &o) in bits.iter_mut().zip(lanes).zip(off) {
-        b.increment_unless(o, l.width, l.marker);
+fn step_cm<const D: usize, W: FixedWidths<D>>(
+    bits: &mut [&mut PackedBits; D],
+    lanes: &[Lane; D],
+    off: &[u64; D],
+) {
+    let widths = W::widths(lanes);
+    for k in 0..D {
+        W::increment_unless(bits[k], off[k], widths[k], W::marker(lanes, k));
     }
 }
 
@@ -523,28 +658,38 @@ fn step_cm<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], o
 /// where it equals the minimum. A counter equal to a finite minimum is below its marker,
 /// so `+ 1` is exactly `cell::store(min + 1, marker)` of the reference path.
 #[inline(always)]
-fn step_cu<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
+fn step_cu<const D: usize, W: FixedWidths<D>>(
+    bits: &mut [&mut PackedBits; D],
+    lanes: &[Lane; D],
+    off: &[u64; D],
+) {
+    let widths = W::widths(lanes);
     let mut stored = [0u32; D];
     let mut min = INF;
-    for (((s, b), l), &o) in stored.iter_mut().zip(bits.iter()).zip(lanes).zip(off) {
-        *s = b.get(o, l.width);
-        min = min.min(value(*s, l.marker));
+    for k in 0..D {
+        stored[k] = W::get(bits[k], off[k], widths[k]);
+        min = min.min(value(stored[k], W::marker(lanes, k)));
     }
     let live = min != INF;
-    for (((b, l), &o), &s) in bits.iter_mut().zip(lanes).zip(off).zip(&stored) {
-        let grow = live & (value(s, l.marker) == min);
-        b.set(o, l.width, s + grow as u32);
+    for k in 0..D {
+        let grow = live & (value(stored[k], W::marker(lanes, k)) == min);
+        W::set(bits[k], off[k], widths[k], stored[k] + grow as u32);
     }
 }
 
 /// Approximate CU for one packet (`alpha = 1`) without data-dependent branches
 /// ([`cell::unit_omega_step`]).
 #[inline(always)]
-fn step_acu<const D: usize>(bits: &mut [&mut PackedBits; D], lanes: &[Lane; D], off: &[u64; D]) {
+fn step_acu<const D: usize, W: FixedWidths<D>>(
+    bits: &mut [&mut PackedBits; D],
+    lanes: &[Lane; D],
+    off: &[u64; D],
+) {
+    let widths = W::widths(lanes);
     let mut omega = INF;
-    for ((b, l), &o) in bits.iter_mut().zip(lanes).zip(off) {
-        let s = b.get(o, l.width);
-        b.set(o, l.width, cell::unit_omega_step(s, l.marker, &mut omega));
+    for k in 0..D {
+        let s = W::get(bits[k], off[k], widths[k]);
+        W::set(bits[k], off[k], widths[k], cell::unit_omega_step(s, W::marker(lanes, k), &mut omega));
     }
 }
 
@@ -641,7 +786,7 @@ mod tests {
             batch.insert_batch(&keys[3..]);
             // The portable body too, whatever this CPU dispatches to.
             let mut any = Tower::new(g, mode).unwrap();
-            any.insert_batch_any(&keys);
+            any.batch_any(&keys, None);
             for a in 0..4 {
                 assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "{mode:?} array {a}");
                 assert_eq!(seq.array_bytes(a), any.array_bytes(a), "{mode:?} array {a} (portable)");
@@ -654,8 +799,17 @@ mod tests {
     #[test]
     fn insert_and_query_batch_equals_one_by_one() {
         let keys: Vec<FlowKey> = (0..4000u32).map(|n| key((n * n % 97) as u8)).collect();
-        for mode in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu] {
-            let g = TowerGeometry::from_widths_depths(&[(2, 64), (4, 32), (8, 16)]);
+        // Runtime widths, then the NIC's (`FixedWidths`) and four arrays (the general loop).
+        let geometries: [&[(u8, u32)]; 3] = [
+            &[(2, 64), (4, 32), (8, 16)],
+            &[(8, 64), (16, 32), (32, 16)],
+            &[(2, 64), (4, 32), (8, 16), (3, 8)],
+        ];
+        for (mode, pairs) in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu]
+            .into_iter()
+            .flat_map(|m| geometries.map(|g| (m, g)))
+        {
+            let g = TowerGeometry::from_widths_depths(pairs);
             let mut one = Tower::new(g.clone(), mode).unwrap();
             let want: Vec<u64> = keys.iter().map(|k| one.insert_and_query(k)).collect();
             let mut batch = Tower::new(g, mode).unwrap();
@@ -664,11 +818,31 @@ mod tests {
                 batch.insert_and_query_batch(chunk, &mut part);
                 got.extend_from_slice(&part);
             }
-            assert_eq!(got, want, "{mode:?}");
-            for a in 0..3 {
-                assert_eq!(one.array_bytes(a), batch.array_bytes(a), "{mode:?} array {a}");
+            assert_eq!(got, want, "{mode:?} {pairs:?}");
+            for a in 0..pairs.len() {
+                assert_eq!(one.array_bytes(a), batch.array_bytes(a), "{mode:?} {pairs:?} array {a}");
             }
         }
+    }
+
+    /// The fixed width sets are what their kernels assume: each width divides 64 (no
+    /// counter straddles a word), the marker they derive is the geometry's, and each set
+    /// is a geometry the constructors build.
+    #[test]
+    fn fixed_widths_hold_their_kernels_assumptions() {
+        fn check<const D: usize, W: FixedWidths<D>>(built: &TowerGeometry) {
+            let widths = W::FIXED.expect("a fixed set");
+            let lanes = [Lane { width: 0, marker: 0, depth: 0 }; D];
+            for (k, &w) in widths.iter().enumerate() {
+                assert!(w <= 32 && 64 % w == 0, "width {w}");
+                assert_eq!(W::marker(&lanes, k), smartnic_contract::geometry::marker(w), "width {w}");
+            }
+            assert_eq!(built.arrays.iter().map(|a| a.width).collect::<Vec<_>>(), widths);
+        }
+        check::<5, Cpu5>(&TowerGeometry::sketchint_cpu(2 << 20));
+        check::<3, Fpga3>(&TowerGeometry::sketchint_fpga());
+        check::<5, Flat5>(&TowerGeometry::equal_memory(&[32; 5], 1 << 20));
+        check::<3, Flat3>(&TowerGeometry::equal_memory(&[32; 3], 1 << 20));
     }
 
     /// Sequential `insert`, the specification, counter for counter.
@@ -702,10 +876,17 @@ mod tests {
                 (0..packets).map(|n| pool[(n * n + seed as usize % 7) % pool.len()]).collect();
             let d3 = [(narrow, 64), (8, 32), (32, 16)];
             let d5 = [(narrow, 128), (4, 64), (8, 32), (16, 16), (32, 8)];
+            // The fixed-width kernels' sets (`FixedWidths`), at small depths.
+            let cpu5 = [(2, 128), (4, 64), (8, 32), (16, 16), (32, 8)];
+            let fpga3 = [(8, 64), (16, 32), (32, 16)];
+            let flat5 = [(32, 7), (32, 5), (32, 3), (32, 11), (32, 2)];
+            let flat3 = [(32, 7), (32, 5), (32, 3)];
             for mode in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu] {
                 assert_batch_equals_sequential(&d3, mode, &keys);
                 assert_batch_equals_sequential(&d5, mode, &keys);
-                assert_batch_equals_sequential(&[(32, 7), (32, 5), (32, 3)], mode, &keys);
+                for fixed in [&cpu5[..], &fpga3, &flat5, &flat3] {
+                    assert_batch_equals_sequential(fixed, mode, &keys);
+                }
             }
         }
     }
