@@ -94,6 +94,19 @@ impl PackedBits {
         self.words[w] = (self.words[w] & !(m << sh)) | ((value as u64 & m) << sh);
     }
 
+    /// Adds `delta` to the field at `off`, under the alignment of
+    /// [`PackedBits::get_in_word`]; the caller knows the sum fits the field (an add that
+    /// carried out of it would change the next field). One add into the word, no mask.
+    #[inline(always)]
+    pub fn add_in_word(&mut self, off: u64, width: u8, delta: u32) {
+        debug_assert!(in_word(off, width), "{width}-bit field at bit {off}");
+        debug_assert!(
+            self.get_in_word(off, width) as u64 + delta as u64 <= mask(width),
+            "carry out of a field"
+        );
+        self.words[(off >> 6) as usize] += (delta as u64) << (off & 63);
+    }
+
     /// [`PackedBits::increment_unless`] for a field under the alignment of
     /// [`PackedBits::get_in_word`]: one load, one add, one store, no branch.
     #[inline(always)]
@@ -293,6 +306,9 @@ mod tests {
                 if i % 2 == 0 {
                     p.increment_unless(off, width, m);
                     q.increment_in_word(off, width, m);
+                } else if i % 3 == 0 && p.get(off, width) < m {
+                    p.set(off, width, p.get(off, width) + 1);
+                    q.add_in_word(off, width, 1);
                 } else {
                     p.set(off, width, !(i as u32));
                     q.set_in_word(off, width, !(i as u32));

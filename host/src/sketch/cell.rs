@@ -69,10 +69,18 @@ pub fn omega_step(stored: u32, marker: u32, alpha: u64, omega: &mut u64) -> Opti
 /// branches followed the counters and mispredicted on every skewed trace.
 #[inline(always)]
 pub fn unit_omega_step(stored: u32, marker: u32, omega: &mut u64) -> u32 {
+    stored + unit_omega_grows(stored, marker, omega) as u32
+}
+
+/// [`unit_omega_step`] as whether the cell grows by one. A growing cell is below its
+/// marker (an overflowed cell's value is infinite), so kernels add the one straight into
+/// the packed word.
+#[inline(always)]
+pub fn unit_omega_grows(stored: u32, marker: u32, omega: &mut u64) -> bool {
     let grow = value(stored, marker) < *omega;
     let next = stored as u64 + 1;
     *omega = (*omega).min(if next >= marker as u64 { INF } else { next });
-    stored + grow as u32
+    grow
 }
 
 /// [`omega_step`] for any `alpha` without data-dependent branches, returning the new
