@@ -80,8 +80,23 @@ impl PackedBits {
     /// that is a constant once inlined, so the mask and shifts fold too.
     #[inline(always)]
     pub fn get_in_word(&self, off: u64, width: u8) -> u32 {
+        self.check_word(off);
+        // SAFETY: the word of `off` was just checked to be in the buffer.
+        unsafe { self.get_in_word_unchecked(off, width) }
+    }
+
+    /// [`PackedBits::get_in_word`] without the bounds check, for kernels that proved the
+    /// bounds of all their offsets at once (against [`PackedBits::capacity`]).
+    ///
+    /// # Safety
+    /// `off` must be below [`PackedBits::capacity`].
+    #[inline(always)]
+    pub unsafe fn get_in_word_unchecked(&self, off: u64, width: u8) -> u32 {
         debug_assert!(in_word(off, width), "{width}-bit field at bit {off}");
-        ((self.words[(off >> 6) as usize] >> (off & 63)) & mask(width)) as u32
+        debug_assert!(off < self.capacity(), "bit {off} past the buffer");
+        // SAFETY: the caller keeps `off` below the capacity, so its word is in `words`.
+        let word = unsafe { *self.words.get_unchecked((off >> 6) as usize) };
+        ((word >> (off & 63)) & mask(width)) as u32
     }
 
     /// Writes `value` (truncated to `width` bits) into the field at `off`, under the
@@ -99,25 +114,66 @@ impl PackedBits {
     /// carried out of it would change the next field). One add into the word, no mask.
     #[inline(always)]
     pub fn add_in_word(&mut self, off: u64, width: u8, delta: u32) {
+        self.check_word(off);
+        // SAFETY: the word of `off` was just checked to be in the buffer.
+        unsafe { self.add_in_word_unchecked(off, width, delta) }
+    }
+
+    /// [`PackedBits::add_in_word`] without the bounds check (see
+    /// [`PackedBits::get_in_word_unchecked`]).
+    ///
+    /// # Safety
+    /// `off` must be below [`PackedBits::capacity`].
+    #[inline(always)]
+    pub unsafe fn add_in_word_unchecked(&mut self, off: u64, width: u8, delta: u32) {
         debug_assert!(in_word(off, width), "{width}-bit field at bit {off}");
+        debug_assert!(off < self.capacity(), "bit {off} past the buffer");
         debug_assert!(
-            self.get_in_word(off, width) as u64 + delta as u64 <= mask(width),
+            unsafe { self.get_in_word_unchecked(off, width) } as u64 + delta as u64 <= mask(width),
             "carry out of a field"
         );
-        self.words[(off >> 6) as usize] += (delta as u64) << (off & 63);
+        // SAFETY: the caller keeps `off` below the capacity, so its word is in `words`.
+        unsafe { *self.words.get_unchecked_mut((off >> 6) as usize) += (delta as u64) << (off & 63) };
     }
 
     /// [`PackedBits::increment_unless`] for a field under the alignment of
     /// [`PackedBits::get_in_word`]: one load, one add, one store, no branch.
     #[inline(always)]
     pub fn increment_in_word(&mut self, off: u64, width: u8, marker: u32) {
+        self.check_word(off);
+        // SAFETY: the word of `off` was just checked to be in the buffer.
+        unsafe { self.increment_in_word_unchecked(off, width, marker) }
+    }
+
+    /// [`PackedBits::increment_in_word`] without the bounds check (see
+    /// [`PackedBits::get_in_word_unchecked`]).
+    ///
+    /// # Safety
+    /// `off` must be below [`PackedBits::capacity`].
+    #[inline(always)]
+    pub unsafe fn increment_in_word_unchecked(&mut self, off: u64, width: u8, marker: u32) {
         debug_assert!(in_word(off, width), "{width}-bit field at bit {off}");
-        let (w, sh) = ((off >> 6) as usize, off & 63);
+        debug_assert!(off < self.capacity(), "bit {off} past the buffer");
+        let sh = off & 63;
+        // SAFETY: the caller keeps `off` below the capacity, so its word is in `words`.
+        let word = unsafe { self.words.get_unchecked_mut((off >> 6) as usize) };
         // Branch-free: narrow counters sit at the marker often enough that a branch here
         // mispredicts on a large share of packets.
-        let word = self.words[w];
-        let live = (((word >> sh) & mask(width)) as u32 != marker) as u64;
-        self.words[w] = word + (live << sh);
+        let live = (((*word >> sh) & mask(width)) as u32 != marker) as u64;
+        *word += live << sh;
+    }
+
+    /// Bits the buffer holds, padding included: every offset below it is in bounds for
+    /// the unchecked accessors. At least [`PackedBits::bits`].
+    #[inline(always)]
+    pub fn capacity(&self) -> u64 {
+        self.words.len() as u64 * 64
+    }
+
+    /// Panics unless the word of bit `off` is in the buffer.
+    #[inline(always)]
+    fn check_word(&self, off: u64) {
+        assert!(off < self.capacity(), "bit {off} past the buffer of {} bits", self.bits);
     }
 
     /// The 64 bits from bit offset `off` on, `off` a multiple of 8: a field of up to 64
@@ -303,6 +359,8 @@ mod tests {
             for i in 0..512 / width as u64 {
                 let off = i * width as u64;
                 assert_eq!(q.get_in_word(off, width), p.get(off, width), "{width}-bit field {i}");
+                // SAFETY: `off` is below the 512 bits the buffer holds.
+                assert_eq!(unsafe { q.get_in_word_unchecked(off, width) }, p.get(off, width));
                 if i % 2 == 0 {
                     p.increment_unless(off, width, m);
                     q.increment_in_word(off, width, m);
@@ -316,6 +374,15 @@ mod tests {
                 assert_eq!(q, p, "{width}-bit field {i}");
             }
         }
+    }
+
+    /// The checked in-word accessors refuse an offset past the buffer (the unchecked ones
+    /// leave that proof to their caller).
+    #[test]
+    #[should_panic(expected = "past the buffer")]
+    fn in_word_accessors_check_bounds() {
+        let mut p = PackedBits::new(100);
+        p.add_in_word(p.capacity(), 8, 1);
     }
 
     /// A window is the 64 bits `get` reads from its offset on, and writing one back

@@ -474,28 +474,41 @@ trait FixedWidths<const D: usize> {
     }
 
     /// The counter of `width` bits at `off`.
+    ///
+    /// # Safety
+    /// For a fixed set, `off` must be below `bits.capacity()` (the kernels' offsets are,
+    /// once [`batch_loop`] checked its arrays): these read and write without a bounds
+    /// check, which was an eighth of CU's time.
     #[inline(always)]
-    fn get(bits: &PackedBits, off: u64, width: u8) -> u32 {
+    unsafe fn get(bits: &PackedBits, off: u64, width: u8) -> u32 {
         match Self::FIXED {
-            Some(_) => bits.get_in_word(off, width),
+            // SAFETY: the caller keeps `off` below the capacity.
+            Some(_) => unsafe { bits.get_in_word_unchecked(off, width) },
             None => bits.get(off, width),
         }
     }
 
     /// Adds one to the counter holding `stored` when `grow` (the counter is then below its
     /// marker, so the one goes straight into the word).
+    ///
+    /// # Safety
+    /// As [`FixedWidths::get`].
     #[inline(always)]
-    fn grow(bits: &mut PackedBits, off: u64, width: u8, stored: u32, grow: bool) {
+    unsafe fn grow(bits: &mut PackedBits, off: u64, width: u8, stored: u32, grow: bool) {
         match Self::FIXED {
-            Some(_) => bits.add_in_word(off, width, grow as u32),
+            // SAFETY: the caller keeps `off` below the capacity.
+            Some(_) => unsafe { bits.add_in_word_unchecked(off, width, grow as u32) },
             None => bits.set(off, width, stored + grow as u32),
         }
     }
 
+    /// # Safety
+    /// As [`FixedWidths::get`].
     #[inline(always)]
-    fn increment_unless(bits: &mut PackedBits, off: u64, width: u8, marker: u32) {
+    unsafe fn increment_unless(bits: &mut PackedBits, off: u64, width: u8, marker: u32) {
         match Self::FIXED {
-            Some(_) => bits.increment_in_word(off, width, marker),
+            // SAFETY: the caller keeps `off` below the capacity.
+            Some(_) => unsafe { bits.increment_in_word_unchecked(off, width, marker) },
             None => bits.increment_unless(off, width, marker),
         }
     }
@@ -564,7 +577,9 @@ fn batch_fixed<const D: usize, W: FixedWidths<D>>(
 /// a function item went through an `Fn::call` shim that was neither inlined nor compiled
 /// for AVX2 (29 % of CU's profile).
 trait Step {
-    fn apply<const D: usize, W: FixedWidths<D>>(
+    /// # Safety
+    /// Every offset of `off` is below its array's capacity (see [`FixedWidths::get`]).
+    unsafe fn apply<const D: usize, W: FixedWidths<D>>(
         bits: &mut [&mut PackedBits; D],
         lanes: &[Lane; D],
         off: &[u64; D],
@@ -580,34 +595,37 @@ struct Acu;
 
 impl Step for Cm {
     #[inline(always)]
-    fn apply<const D: usize, W: FixedWidths<D>>(
+    unsafe fn apply<const D: usize, W: FixedWidths<D>>(
         bits: &mut [&mut PackedBits; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
-        step_cm::<D, W>(bits, lanes, off)
+        // SAFETY: the caller's offsets are in bounds.
+        unsafe { step_cm::<D, W>(bits, lanes, off) }
     }
 }
 
 impl Step for Cu {
     #[inline(always)]
-    fn apply<const D: usize, W: FixedWidths<D>>(
+    unsafe fn apply<const D: usize, W: FixedWidths<D>>(
         bits: &mut [&mut PackedBits; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
-        step_cu::<D, W>(bits, lanes, off)
+        // SAFETY: the caller's offsets are in bounds.
+        unsafe { step_cu::<D, W>(bits, lanes, off) }
     }
 }
 
 impl Step for Acu {
     #[inline(always)]
-    fn apply<const D: usize, W: FixedWidths<D>>(
+    unsafe fn apply<const D: usize, W: FixedWidths<D>>(
         bits: &mut [&mut PackedBits; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
-        step_acu::<D, W>(bits, lanes, off)
+        // SAFETY: the caller's offsets are in bounds.
+        unsafe { step_acu::<D, W>(bits, lanes, off) }
     }
 }
 
@@ -631,6 +649,16 @@ fn batch_loop<const D: usize, W: FixedWidths<D>, S: Step, const QUERY: bool>(
 ) {
     let lanes = arrays.each_ref().map(|a| Lane { width: a.width, marker: a.marker, depth: a.depth });
     let mut bits = arrays.each_mut().map(|a| &mut a.bits);
+    // Every offset below is `index(hash, depth) * width` with the index below `depth`, so
+    // it is below `depth * width`: checked here once against each array's buffer, for
+    // the unchecked accesses of the steps.
+    let widths = W::widths(&lanes);
+    for k in 0..D {
+        assert!(
+            lanes[k].depth as u64 * widths[k] as u64 <= bits[k].capacity(),
+            "array {k} smaller than its geometry"
+        );
+    }
     let mut ring = [[0u64; D]; LOOKAHEAD];
     for (slot, key) in ring.iter_mut().zip(keys) {
         *slot = hash_prefetch::<D, W>(&bits, &lanes, hashes, key);
@@ -640,17 +668,23 @@ fn batch_loop<const D: usize, W: FixedWidths<D>, S: Step, const QUERY: bool>(
         if let Some(ahead) = keys.get(n + LOOKAHEAD) {
             ring[n % LOOKAHEAD] = hash_prefetch::<D, W>(&bits, &lanes, hashes, ahead);
         }
-        S::apply::<D, W>(&mut bits, &lanes, &off);
-        if QUERY {
-            estimates.push(query_fixed::<D, W>(&bits, &lanes, &off));
+        // SAFETY: `off` came from `hash_prefetch`, in bounds by the check above.
+        unsafe {
+            S::apply::<D, W>(&mut bits, &lanes, &off);
+            if QUERY {
+                estimates.push(query_fixed::<D, W>(&bits, &lanes, &off));
+            }
         }
     }
 }
 
 /// [`Tower::query_indices`] at bit offsets: the smallest non-overflowed counter, or the
 /// widest marker when every counter has overflowed.
+///
+/// # Safety
+/// As [`Step::apply`].
 #[inline(always)]
-fn query_fixed<const D: usize, W: FixedWidths<D>>(
+unsafe fn query_fixed<const D: usize, W: FixedWidths<D>>(
     bits: &[&mut PackedBits; D],
     lanes: &[Lane; D],
     off: &[u64; D],
@@ -659,7 +693,8 @@ fn query_fixed<const D: usize, W: FixedWidths<D>>(
     let (mut min, mut saturated) = (INF, 0u64);
     for k in 0..D {
         let marker = W::marker(lanes, k);
-        min = min.min(value(W::get(bits[k], off[k], widths[k]), marker));
+        // SAFETY: the caller's offsets are in bounds.
+        min = min.min(value(unsafe { W::get(bits[k], off[k], widths[k]) }, marker));
         saturated = saturated.max(marker as u64);
     }
     if min == INF {
@@ -688,23 +723,30 @@ fn hash_prefetch<const D: usize, W: FixedWidths<D>>(
 }
 
 /// Count-Min: every non-overflowed counter grows (branch-free in `increment_unless`).
+///
+/// # Safety
+/// As [`Step::apply`].
 #[inline(always)]
-fn step_cm<const D: usize, W: FixedWidths<D>>(
+unsafe fn step_cm<const D: usize, W: FixedWidths<D>>(
     bits: &mut [&mut PackedBits; D],
     lanes: &[Lane; D],
     off: &[u64; D],
 ) {
     let widths = W::widths(lanes);
     for k in 0..D {
-        W::increment_unless(bits[k], off[k], widths[k], W::marker(lanes, k));
+        // SAFETY: the caller's offsets are in bounds.
+        unsafe { W::increment_unless(bits[k], off[k], widths[k], W::marker(lanes, k)) };
     }
 }
 
 /// Exact CU without data-dependent branches: every counter is written back, plus one
 /// where it equals the minimum. A counter equal to a finite minimum is below its marker,
 /// so `+ 1` is exactly `cell::store(min + 1, marker)` of the reference path.
+///
+/// # Safety
+/// As [`Step::apply`].
 #[inline(always)]
-fn step_cu<const D: usize, W: FixedWidths<D>>(
+unsafe fn step_cu<const D: usize, W: FixedWidths<D>>(
     bits: &mut [&mut PackedBits; D],
     lanes: &[Lane; D],
     off: &[u64; D],
@@ -713,20 +755,25 @@ fn step_cu<const D: usize, W: FixedWidths<D>>(
     let mut stored = [0u32; D];
     let mut min = INF;
     for k in 0..D {
-        stored[k] = W::get(bits[k], off[k], widths[k]);
+        // SAFETY: the caller's offsets are in bounds.
+        stored[k] = unsafe { W::get(bits[k], off[k], widths[k]) };
         min = min.min(value(stored[k], W::marker(lanes, k)));
     }
     let live = min != INF;
     for k in 0..D {
         let grow = live & (value(stored[k], W::marker(lanes, k)) == min);
-        W::grow(bits[k], off[k], widths[k], stored[k], grow);
+        // SAFETY: as above.
+        unsafe { W::grow(bits[k], off[k], widths[k], stored[k], grow) };
     }
 }
 
 /// Approximate CU for one packet (`alpha = 1`) without data-dependent branches
 /// ([`cell::unit_omega_step`]).
+///
+/// # Safety
+/// As [`Step::apply`].
 #[inline(always)]
-fn step_acu<const D: usize, W: FixedWidths<D>>(
+unsafe fn step_acu<const D: usize, W: FixedWidths<D>>(
     bits: &mut [&mut PackedBits; D],
     lanes: &[Lane; D],
     off: &[u64; D],
@@ -734,9 +781,11 @@ fn step_acu<const D: usize, W: FixedWidths<D>>(
     let widths = W::widths(lanes);
     let mut omega = INF;
     for k in 0..D {
-        let s = W::get(bits[k], off[k], widths[k]);
+        // SAFETY: the caller's offsets are in bounds.
+        let s = unsafe { W::get(bits[k], off[k], widths[k]) };
         let grow = cell::unit_omega_grows(s, W::marker(lanes, k), &mut omega);
-        W::grow(bits[k], off[k], widths[k], s, grow);
+        // SAFETY: as above.
+        unsafe { W::grow(bits[k], off[k], widths[k], s, grow) };
     }
 }
 
