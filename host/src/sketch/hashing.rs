@@ -42,6 +42,22 @@ impl HashBank<KEY_LEN> {
         self.hash_bytes(key.as_bytes())
     }
 
+    /// The first `N` entries of [`HashBank::hash`], XORing only `N` lanes of each row:
+    /// for banks of up to 4 members, `N = 4` keeps each row one 16-byte vector, where
+    /// the 8-lane form of a 3-member bank was split into scalar XORs.
+    #[inline(always)]
+    pub fn hash_lanes<const N: usize>(&self, key: &FlowKey) -> [u32; N] {
+        let mut acc: [u32; N] = std::array::from_fn(|i| self.zero.0[i]);
+        for (rows, &b) in self.table.iter().zip(key.as_bytes()) {
+            let hi = &rows[(b >> 4) as usize].0;
+            let lo = &rows[16 + (b & 15) as usize].0;
+            for i in 0..N {
+                acc[i] ^= hi[i] ^ lo[i];
+            }
+        }
+        acc
+    }
+
     /// Writes the `d` CRCs of `key` into `out[..d]`.
     #[inline]
     pub fn hash_into(&self, key: &FlowKey, out: &mut [u32]) {
@@ -151,6 +167,9 @@ mod tests {
         for (key, want) in parse_hash_vectors(HASH_FILE) {
             bank.hash_into(&key, &mut out);
             assert_eq!(out, want, "key {key}");
+            // The narrow form is the first lanes of the full one.
+            assert_eq!(bank.hash_lanes::<4>(&key)[..], want[..4], "key {key}");
+            assert_eq!(bank.hash_lanes::<8>(&key), bank.hash(&key), "key {key}");
         }
     }
 
