@@ -3,35 +3,83 @@
 //!
 //! For a fixed message length a CRC is affine over GF(2): `crc(k) = c0 ^ XOR_p T_p[k_p]`,
 //! where `c0` is the CRC of the all-zero key and `T_p[x]` the contribution of value `x` in
-//! key nibble `p`. Precomputing `T` for all `d` members turns `d` sequential table CRCs
-//! (a 13-step dependency chain each) into 26 independent loads of `d` words, which is what
-//! lets one core insert tens of millions of packets per second. Nibbles, not bytes: the
-//! 26 x 16 rows are 13 KiB and stay in L1 next to the counters' cache lines, where byte
-//! tables (104 KiB) would evict them (measured: TowerCM `insert_batch` about 10% faster).
-//! The tables are derived from the contract's bitwise reference, and tests check them
-//! against the `crc` crate.
+//! key byte `p`. Precomputing `T` for all `d` members turns `d` sequential table CRCs (a
+//! 13-step dependency chain each) into 13 independent loads of `d` words, which is what
+//! lets one core insert tens of millions of packets per second.
+//!
+//! A row holds the contribution of one byte value to every member: 16 bytes for banks of
+//! up to four members (53 KiB of rows for a flow key), 32 bytes beyond (104 KiB), so a row
+//! is one vector XOR either way. Bytes, not nibbles: the nibble tables (13 KiB) fitted L1
+//! beside the counters and once measured 10 % faster, but with the counter kernels now
+//! shorter, half the loads and XORs weigh more (2 MiB towers on one core: d=5 TowerCM 81
+//! to 98 Mpps, d=3 CU 89 to 111). And a bank of three members on 8-lane rows compiled to
+//! scalar XORs, where the 4-lane rows are one vector each. The tables are derived from the
+//! contract's bitwise reference, and tests check them against the `crc` crate.
 
 use smartnic_contract::hash::CrcParams;
 use smartnic_contract::{FlowKey, KEY_LEN};
 
-/// Most members one bank evaluates (one 32-byte row per table entry).
+/// Most members one bank evaluates.
 pub const MAX_MEMBERS: usize = 8;
 
-/// One table row: the contribution of a nibble to every member's CRC. Fixed width and
-/// 32-byte aligned so the 26 row XORs compile to a few vector instructions.
+/// The lanes of one table row.
+trait Lanes: Copy + Default + std::fmt::Debug {
+    const N: usize;
+    fn lanes(&self) -> &[u32];
+    fn lanes_mut(&mut self) -> &mut [u32];
+}
+
+/// A row of a bank of up to four members, 16-byte aligned (one vector).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(16))]
+struct Narrow([u32; 4]);
+
+/// A row of a bank of five to eight members, 32-byte aligned (one AVX2 vector).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(align(32))]
-struct Row([u32; MAX_MEMBERS]);
+struct Wide([u32; MAX_MEMBERS]);
+
+impl Lanes for Narrow {
+    const N: usize = 4;
+    #[inline(always)]
+    fn lanes(&self) -> &[u32] {
+        &self.0
+    }
+    fn lanes_mut(&mut self) -> &mut [u32] {
+        &mut self.0
+    }
+}
+
+impl Lanes for Wide {
+    const N: usize = MAX_MEMBERS;
+    #[inline(always)]
+    fn lanes(&self) -> &[u32] {
+        &self.0
+    }
+    fn lanes_mut(&mut self) -> &mut [u32] {
+        &mut self.0
+    }
+}
+
+/// Rows indexed `[byte position][byte value]`. Fixed-size arrays, so the hot path has no
+/// length to check.
+type Table<R, const L: usize> = Box<[[R; 256]; L]>;
+
+/// The rows of a bank, as wide as its members need.
+#[derive(Clone, Debug)]
+enum Rows<const L: usize> {
+    Narrow(Table<Narrow, L>),
+    Wide(Table<Wide, L>),
+}
 
 /// The CRCs of up to [`MAX_MEMBERS`] family members over `L`-byte keys (flow keys unless
 /// told otherwise).
 #[derive(Clone, Debug)]
 pub struct HashBank<const L: usize = KEY_LEN> {
     d: usize,
-    /// Indexed `[byte position][nibble]`: the high nibble's rows first (0..16), then the
-    /// low nibble's (16..32). Fixed-size arrays, so the hot path has no length to check.
-    table: Box<[[Row; 32]; L]>,
-    zero: Row,
+    rows: Rows<L>,
+    /// The CRCs of the all-zero key (entries `d..` zero).
+    zero: [u32; MAX_MEMBERS],
     params: Vec<CrcParams>,
 }
 
@@ -42,19 +90,20 @@ impl HashBank<KEY_LEN> {
         self.hash_bytes(key.as_bytes())
     }
 
-    /// The first `N` entries of [`HashBank::hash`], XORing only `N` lanes of each row,
-    /// for kernels whose member count is a constant. A bank of up to four members hashed
-    /// with `N = 4` takes one 16-byte vector a row: with all eight lanes, of which three
-    /// were used, the compiler split each row into scalar XORs (a d=3 CU tower: 65 against
-    /// 91 Mpps). Elsewhere (SuMax, the per-switch half) the narrow form measured the same.
+    /// The first `N` entries of [`HashBank::hash`] (`N` at most 4, for kernels of a
+    /// constant member count up to four): no widening to [`MAX_MEMBERS`] lanes.
     #[inline(always)]
-    pub fn hash_lanes<const N: usize>(&self, key: &FlowKey) -> [u32; N] {
-        let mut acc: [u32; N] = std::array::from_fn(|i| self.zero.0[i]);
-        for (rows, &b) in self.table.iter().zip(key.as_bytes()) {
-            let hi = &rows[(b >> 4) as usize].0;
-            let lo = &rows[16 + (b & 15) as usize].0;
+    pub fn hash_narrow<const N: usize>(&self, key: &FlowKey) -> [u32; N] {
+        debug_assert!(N <= Narrow::N);
+        let Rows::Narrow(t) = &self.rows else {
+            let h = self.hash(key);
+            return std::array::from_fn(|i| h[i]);
+        };
+        let mut acc: [u32; N] = std::array::from_fn(|i| self.zero[i]);
+        for (rows, &b) in t.iter().zip(key.as_bytes()) {
+            let row = &rows[b as usize].0;
             for i in 0..N {
-                acc[i] ^= hi[i] ^ lo[i];
+                acc[i] ^= row[i];
             }
         }
         acc
@@ -73,27 +122,13 @@ impl<const L: usize> HashBank<L> {
     pub fn new(params: &[CrcParams]) -> Self {
         let d = params.len();
         assert!(d <= MAX_MEMBERS, "a hash bank holds at most {MAX_MEMBERS} members");
-        let mut zero = Row::default();
-        for (z, p) in zero.0.iter_mut().zip(params) {
+        let mut zero = [0u32; MAX_MEMBERS];
+        for (z, p) in zero.iter_mut().zip(params) {
             *z = p.checksum(&[0; L]);
         }
-        let rows: Box<[[Row; 32]]> = vec![[Row::default(); 32]; L].into_boxed_slice();
-        let mut table: Box<[[Row; 32]; L]> = rows.try_into().expect("L rows");
-        for (m, p) in params.iter().enumerate() {
-            let basis = bit_basis::<L>(p, zero.0[m]);
-            for nibble in 0..2 * L {
-                for nib in 0..16usize {
-                    let mut acc = 0u32;
-                    for bit in 0..4 {
-                        if nib & (0x8 >> bit) != 0 {
-                            acc ^= basis[nibble * 4 + bit];
-                        }
-                    }
-                    table[nibble / 2][(nibble % 2) * 16 + nib].0[m] = acc;
-                }
-            }
-        }
-        HashBank { d, table, zero, params: params.to_vec() }
+        let bases: Vec<Vec<u32>> = params.iter().zip(&zero).map(|(p, &z)| bit_basis::<L>(p, z)).collect();
+        let rows = if d <= Narrow::N { Rows::Narrow(table(&bases)) } else { Rows::Wide(table(&bases)) };
+        HashBank { d, rows, zero, params: params.to_vec() }
     }
 
     pub fn len(&self) -> usize {
@@ -114,22 +149,17 @@ impl<const L: usize> HashBank<L> {
     /// packet) is then evaluated once. Panics when the part does not fit the key.
     #[inline(always)]
     pub fn part(&self, at: usize, part: &[u8]) -> [u32; MAX_MEMBERS] {
-        let mut acc = [0u32; MAX_MEMBERS];
-        for (rows, &b) in self.table[at..at + part.len()].iter().zip(part) {
-            let hi = &rows[(b >> 4) as usize].0;
-            let lo = &rows[16 + (b & 15) as usize].0;
-            for ((o, h), l) in acc.iter_mut().zip(hi).zip(lo) {
-                *o ^= h ^ l;
-            }
+        match &self.rows {
+            Rows::Narrow(t) => xor_rows::<4, _>(&t[at..at + part.len()], part),
+            Rows::Wide(t) => xor_rows::<MAX_MEMBERS, _>(&t[at..at + part.len()], part),
         }
-        acc
     }
 
     /// The CRCs of a key from the contributions ([`HashBank::part`]) of parts covering each
     /// of its bytes exactly once.
     #[inline(always)]
     pub fn hash_parts(&self, parts: &[[u32; MAX_MEMBERS]]) -> [u32; MAX_MEMBERS] {
-        let mut acc = self.zero.0;
+        let mut acc = self.zero;
         for p in parts {
             for (o, x) in acc.iter_mut().zip(p) {
                 *o ^= x;
@@ -141,8 +171,46 @@ impl<const L: usize> HashBank<L> {
     /// The CRCs of the `L` bytes `key`: entry `m` for member `m` (entries `d..` are zero).
     #[inline(always)]
     pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
-        self.hash_parts(&[self.part(0, key)])
+        // The whole table, not a slice of it: no bounds to check.
+        let part = match &self.rows {
+            Rows::Narrow(t) => xor_rows::<4, _>(&t[..], key),
+            Rows::Wide(t) => xor_rows::<MAX_MEMBERS, _>(&t[..], key),
+        };
+        self.hash_parts(&[part])
     }
+}
+
+/// The XOR of row `bytes[p]` of `rows[p]` for every position `p`, its `N` lanes (the
+/// rows' own) first in an array of [`MAX_MEMBERS`] (the rest zero). The XORs run on an
+/// `N`-lane accumulator: on an 8-lane one of which four lanes were used, the compiler split
+/// the rows into scalar XORs (d=3 CU 89 against 111 Mpps).
+#[inline(always)]
+fn xor_rows<const N: usize, R: Lanes>(rows: &[[R; 256]], bytes: &[u8]) -> [u32; MAX_MEMBERS] {
+    debug_assert_eq!(N, R::N);
+    let mut acc = [0u32; N];
+    for (rows, &b) in rows.iter().zip(bytes) {
+        let row = rows[b as usize].lanes();
+        for i in 0..N {
+            acc[i] ^= row[i];
+        }
+    }
+    std::array::from_fn(|i| if i < N { acc[i] } else { 0 })
+}
+
+/// The rows of the members whose bit bases are `bases`: row `[p][v]` holds, in lane `m`,
+/// the XOR of member `m`'s basis vectors of the bits set in value `v` at byte `p`.
+fn table<R: Lanes, const L: usize>(bases: &[Vec<u32>]) -> Table<R, L> {
+    let rows: Box<[[R; 256]]> = vec![[R::default(); 256]; L].into_boxed_slice();
+    let mut table: Table<R, L> = rows.try_into().expect("L rows");
+    for (p, rows) in table.iter_mut().enumerate() {
+        for (v, row) in rows.iter_mut().enumerate() {
+            for (lane, basis) in row.lanes_mut().iter_mut().zip(bases) {
+                *lane =
+                    (0..8).filter(|bit| v & (0x80 >> bit) != 0).fold(0, |acc, bit| acc ^ basis[p * 8 + bit]);
+            }
+        }
+    }
+    table
 }
 
 /// The linear contribution of each of the `8 L` key bits (MSB of byte 0 first).
@@ -169,14 +237,13 @@ mod tests {
         for (key, want) in parse_hash_vectors(HASH_FILE) {
             bank.hash_into(&key, &mut out);
             assert_eq!(out, want, "key {key}");
-            // The narrow form is the first lanes of the full one.
-            assert_eq!(bank.hash_lanes::<4>(&key)[..], want[..4], "key {key}");
-            assert_eq!(bank.hash_lanes::<8>(&key), bank.hash(&key), "key {key}");
+            // A wide bank's narrow form is its first lanes.
+            assert_eq!(bank.hash_narrow::<3>(&key)[..], want[..3], "key {key}");
         }
     }
 
-    /// Banks of fewer members: the same CRCs, zeros past their members, and the same
-    /// in the four-lane form.
+    /// Banks of one to four members (the narrow rows): the same CRCs, zeros past their
+    /// members.
     #[test]
     fn narrow_banks_match_checked_in_vectors() {
         for d in 1..=4 {
@@ -185,7 +252,7 @@ mod tests {
                 let got = bank.hash(&key);
                 assert_eq!(got[..d], want[..d], "{d} members, key {key}");
                 assert!(got[d..].iter().all(|&x| x == 0), "{d} members, key {key}");
-                assert_eq!(bank.hash_lanes::<4>(&key)[..], got[..4], "{d} members, key {key}");
+                assert_eq!(bank.hash_narrow::<4>(&key)[..], got[..4], "{d} members, key {key}");
             }
         }
     }

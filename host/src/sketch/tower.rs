@@ -712,13 +712,11 @@ fn hash_prefetch<const D: usize, W: FixedWidths<D>>(
     hashes: &HashBank,
     key: &FlowKey,
 ) -> [u64; D] {
-    // Up to four arrays hash on 16-byte rows: 8-lane rows of which three lanes are used
-    // compiled to scalar XORs (d=3 CU went from 65 to 91 Mpps).
-    let h: [u32; MAX_ARRAYS] = if D <= 4 {
-        let h4 = hashes.hash_lanes::<4>(key);
-        std::array::from_fn(|i| if i < 4 { h4[i] } else { 0 })
+    let h: [u32; D] = if D <= 4 {
+        hashes.hash_narrow::<D>(key)
     } else {
-        hashes.hash(key)
+        let h = hashes.hash(key);
+        std::array::from_fn(|i| h[i])
     };
     let widths = W::widths(lanes);
     let mut off = [0u64; D];
