@@ -593,6 +593,7 @@ struct Cu;
 /// Approximate conservative update.
 struct Acu;
 
+/// Count-Min: every non-overflowed counter grows (branch-free in `increment_unless`).
 impl Step for Cm {
     #[inline(always)]
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
@@ -600,11 +601,17 @@ impl Step for Cm {
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
-        // SAFETY: the caller's offsets are in bounds.
-        unsafe { step_cm::<D, W>(bits, lanes, off) }
+        let widths = W::widths(lanes);
+        for k in 0..D {
+            // SAFETY: the caller's offsets are in bounds.
+            unsafe { W::increment_unless(bits[k], off[k], widths[k], W::marker(lanes, k)) };
+        }
     }
 }
 
+/// Exact CU without data-dependent branches: every counter is written back, plus one
+/// where it equals the minimum. A counter equal to a finite minimum is below its marker,
+/// so `+ 1` is exactly `cell::store(min + 1, marker)` of the reference path.
 impl Step for Cu {
     #[inline(always)]
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
@@ -612,11 +619,25 @@ impl Step for Cu {
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
-        // SAFETY: the caller's offsets are in bounds.
-        unsafe { step_cu::<D, W>(bits, lanes, off) }
+        let widths = W::widths(lanes);
+        let mut stored = [0u32; D];
+        let mut min = INF;
+        for k in 0..D {
+            // SAFETY: the caller's offsets are in bounds.
+            stored[k] = unsafe { W::get(bits[k], off[k], widths[k]) };
+            min = min.min(value(stored[k], W::marker(lanes, k)));
+        }
+        let live = min != INF;
+        for k in 0..D {
+            let grow = live & (value(stored[k], W::marker(lanes, k)) == min);
+            // SAFETY: as above.
+            unsafe { W::grow(bits[k], off[k], widths[k], stored[k], grow) };
+        }
     }
 }
 
+/// Approximate CU for one packet (`alpha = 1`) without data-dependent branches
+/// ([`cell::unit_omega_step`]).
 impl Step for Acu {
     #[inline(always)]
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
@@ -624,8 +645,15 @@ impl Step for Acu {
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
-        // SAFETY: the caller's offsets are in bounds.
-        unsafe { step_acu::<D, W>(bits, lanes, off) }
+        let widths = W::widths(lanes);
+        let mut omega = INF;
+        for k in 0..D {
+            // SAFETY: the caller's offsets are in bounds.
+            let s = unsafe { W::get(bits[k], off[k], widths[k]) };
+            let grow = cell::unit_omega_grows(s, W::marker(lanes, k), &mut omega);
+            // SAFETY: as above.
+            unsafe { W::grow(bits[k], off[k], widths[k], s, grow) };
+        }
     }
 }
 
@@ -725,73 +753,6 @@ fn hash_prefetch<const D: usize, W: FixedWidths<D>>(
         bits[k].prefetch(off[k]);
     }
     off
-}
-
-/// Count-Min: every non-overflowed counter grows (branch-free in `increment_unless`).
-///
-/// # Safety
-/// As [`Step::apply`].
-#[inline(always)]
-unsafe fn step_cm<const D: usize, W: FixedWidths<D>>(
-    bits: &mut [&mut PackedBits; D],
-    lanes: &[Lane; D],
-    off: &[u64; D],
-) {
-    let widths = W::widths(lanes);
-    for k in 0..D {
-        // SAFETY: the caller's offsets are in bounds.
-        unsafe { W::increment_unless(bits[k], off[k], widths[k], W::marker(lanes, k)) };
-    }
-}
-
-/// Exact CU without data-dependent branches: every counter is written back, plus one
-/// where it equals the minimum. A counter equal to a finite minimum is below its marker,
-/// so `+ 1` is exactly `cell::store(min + 1, marker)` of the reference path.
-///
-/// # Safety
-/// As [`Step::apply`].
-#[inline(always)]
-unsafe fn step_cu<const D: usize, W: FixedWidths<D>>(
-    bits: &mut [&mut PackedBits; D],
-    lanes: &[Lane; D],
-    off: &[u64; D],
-) {
-    let widths = W::widths(lanes);
-    let mut stored = [0u32; D];
-    let mut min = INF;
-    for k in 0..D {
-        // SAFETY: the caller's offsets are in bounds.
-        stored[k] = unsafe { W::get(bits[k], off[k], widths[k]) };
-        min = min.min(value(stored[k], W::marker(lanes, k)));
-    }
-    let live = min != INF;
-    for k in 0..D {
-        let grow = live & (value(stored[k], W::marker(lanes, k)) == min);
-        // SAFETY: as above.
-        unsafe { W::grow(bits[k], off[k], widths[k], stored[k], grow) };
-    }
-}
-
-/// Approximate CU for one packet (`alpha = 1`) without data-dependent branches
-/// ([`cell::unit_omega_step`]).
-///
-/// # Safety
-/// As [`Step::apply`].
-#[inline(always)]
-unsafe fn step_acu<const D: usize, W: FixedWidths<D>>(
-    bits: &mut [&mut PackedBits; D],
-    lanes: &[Lane; D],
-    off: &[u64; D],
-) {
-    let widths = W::widths(lanes);
-    let mut omega = INF;
-    for k in 0..D {
-        // SAFETY: the caller's offsets are in bounds.
-        let s = unsafe { W::get(bits[k], off[k], widths[k]) };
-        let grow = cell::unit_omega_grows(s, W::marker(lanes, k), &mut omega);
-        // SAFETY: as above.
-        unsafe { W::grow(bits[k], off[k], widths[k], s, grow) };
-    }
 }
 
 #[cfg(test)]
