@@ -99,14 +99,7 @@ impl HashBank<KEY_LEN> {
             let h = self.hash(key);
             return std::array::from_fn(|i| h[i]);
         };
-        let mut acc: [u32; N] = std::array::from_fn(|i| self.zero[i]);
-        for (rows, &b) in t.iter().zip(key.as_bytes()) {
-            let row = &rows[b as usize].0;
-            for i in 0..N {
-                acc[i] ^= row[i];
-            }
-        }
-        acc
+        xor_rows(std::array::from_fn(|i| self.zero[i]), &t[..], key.as_bytes())
     }
 
     /// Writes the `d` CRCs of `key` into `out[..d]`.
@@ -150,8 +143,8 @@ impl<const L: usize> HashBank<L> {
     #[inline(always)]
     pub fn part(&self, at: usize, part: &[u8]) -> [u32; MAX_MEMBERS] {
         match &self.rows {
-            Rows::Narrow(t) => xor_rows::<4, _>(&t[at..at + part.len()], part),
-            Rows::Wide(t) => xor_rows::<MAX_MEMBERS, _>(&t[at..at + part.len()], part),
+            Rows::Narrow(t) => widen(xor_rows([0; 4], &t[at..at + part.len()], part)),
+            Rows::Wide(t) => xor_rows([0; MAX_MEMBERS], &t[at..at + part.len()], part),
         }
     }
 
@@ -173,28 +166,34 @@ impl<const L: usize> HashBank<L> {
     pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
         // The whole table, not a slice of it: no bounds to check.
         let part = match &self.rows {
-            Rows::Narrow(t) => xor_rows::<4, _>(&t[..], key),
-            Rows::Wide(t) => xor_rows::<MAX_MEMBERS, _>(&t[..], key),
+            Rows::Narrow(t) => widen(xor_rows([0; 4], &t[..], key)),
+            Rows::Wide(t) => xor_rows([0; MAX_MEMBERS], &t[..], key),
         };
         self.hash_parts(&[part])
     }
 }
 
-/// The XOR of row `bytes[p]` of `rows[p]` for every position `p`, its `N` lanes (the
-/// rows' own) first in an array of [`MAX_MEMBERS`] (the rest zero). The XORs run on an
-/// `N`-lane accumulator: on an 8-lane one of which four lanes were used, the compiler split
-/// the rows into scalar XORs (d=3 CU 89 against 111 Mpps).
+/// `init` XOR row `bytes[p]` of `rows[p]` for every position `p`, in the rows' first `N`
+/// lanes. The XORs run on an accumulator of `N` lanes, as wide as the rows or narrower: on
+/// an 8-lane one of which four lanes were used, the compiler split the rows into scalar
+/// XORs (d=3 CU 89 against 111 Mpps).
 #[inline(always)]
-fn xor_rows<const N: usize, R: Lanes>(rows: &[[R; 256]], bytes: &[u8]) -> [u32; MAX_MEMBERS] {
-    debug_assert_eq!(N, R::N);
-    let mut acc = [0u32; N];
+fn xor_rows<const N: usize, R: Lanes>(init: [u32; N], rows: &[[R; 256]], bytes: &[u8]) -> [u32; N] {
+    debug_assert!(N <= R::N);
+    let mut acc = init;
     for (rows, &b) in rows.iter().zip(bytes) {
         let row = rows[b as usize].lanes();
         for i in 0..N {
             acc[i] ^= row[i];
         }
     }
-    std::array::from_fn(|i| if i < N { acc[i] } else { 0 })
+    acc
+}
+
+/// Four lanes as the first of [`MAX_MEMBERS`], the rest zero.
+#[inline(always)]
+fn widen(lanes: [u32; 4]) -> [u32; MAX_MEMBERS] {
+    std::array::from_fn(|i| if i < 4 { lanes[i] } else { 0 })
 }
 
 /// The rows of the members whose bit bases are `bases`: row `[p][v]` holds, in lane `m`,

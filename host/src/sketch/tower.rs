@@ -520,7 +520,8 @@ impl<const D: usize> FixedWidths<D> for AnyWidths {
     const FIXED: Option<[u8; D]> = None;
 }
 
-/// Declares a fixed width set. Every width must divide 64 (`widths_divide_64` checks).
+/// Declares a fixed width set. Every width must divide 64
+/// (`fixed_widths_hold_their_kernels_assumptions` checks).
 macro_rules! fixed_widths {
     ($(#[$doc:meta])* $name:ident, $d:literal, $widths:expr) => {
         $(#[$doc])*
