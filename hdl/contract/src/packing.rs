@@ -220,6 +220,17 @@ impl PackedBits {
         at
     }
 
+    /// The buffer as bytes, the padding word included: on a little-endian machine the
+    /// packed stream in order, so a kernel that holds this slice reads and writes windows
+    /// ([`PackedBits::window`]) with nothing of `self` to re-read between them.
+    #[cfg(target_endian = "little")]
+    pub fn stream_bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.words.len() * 8;
+        // SAFETY: the words' memory is `len` initialized bytes, any byte pattern is a valid
+        // `u64`, `u8` has no alignment, and the slice borrows `self` mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), len) }
+    }
+
     /// Read-modify-write of one field: `f` maps the old value to the new one, or `None`
     /// to leave it. One load and at most one store on the fast path.
     #[inline(always)]

@@ -84,22 +84,24 @@ pub fn unit_omega_grows(stored: u32, marker: u32, omega: &mut u64) -> bool {
 }
 
 /// [`omega_step`] for any `alpha` without data-dependent branches, returning the new
-/// stored value (the old one when unchanged): the three cases become selects. The
-/// per-switch half's latency sums take a hop's latency as `alpha`, and the branches of
-/// [`omega_step`] followed the cells there.
+/// stored value (the old one when unchanged). The three cases of a live cell `v` fold into
+/// `max(v, min(v + alpha, omega))`, saturated at the marker, and the minimum into
+/// `min(omega, value(v + alpha))`: growing sets both to `v + alpha`, raising gives `omega`
+/// (then `omega <= v + alpha`), and a cell at or above `omega` keeps `v`. The per-switch
+/// half's latency sums take a hop's latency as `alpha`, and the branches of [`omega_step`]
+/// followed the cells there.
 #[inline(always)]
 pub fn omega_step_select(stored: u32, marker: u32, alpha: u64, omega: &mut u64) -> u32 {
+    let v = stored as u64;
+    let grown = v + alpha;
+    let grown_value = if grown >= marker as u64 { INF } else { grown };
     let live = stored != marker;
-    let cand = store(stored as u64 + alpha, marker);
-    let cand_v = value(cand, marker);
-    let grow = live & (cand_v < *omega);
-    let raise = live & !grow & ((stored as u64) < *omega);
-    let raised = store(*omega, marker);
-    *omega = if grow { cand_v } else { *omega };
-    match (grow, raise) {
-        (true, _) => cand,
-        (false, true) => raised,
-        (false, false) => stored,
+    let next = store(v.max(grown.min(*omega)), marker);
+    *omega = if live { (*omega).min(grown_value) } else { *omega };
+    if live {
+        next
+    } else {
+        stored
     }
 }
 

@@ -9,14 +9,17 @@
 
 #[cfg(test)]
 use super::cell::omega_step;
-use super::cell::{cm_step, omega_step_select, store, value, INF};
+use super::cell::{cm_step, omega_step_select, store, unit_omega_step, value, INF};
 use super::hashing::{HashBank, MAX_MEMBERS};
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{GeometryError, InsertMode};
 use smartnic_contract::hash::index;
-use smartnic_contract::packing::{mask, PackedBits};
+use smartnic_contract::packing::PackedBits;
 use smartnic_contract::per_switch::{field, switch_key, LatencyTowerGeometry, SWITCH_KEY_LEN};
 use smartnic_contract::FlowKey;
+
+mod kernel;
+pub use kernel::{Cells, HopKernel, Windows};
 
 /// A hop key: switch ID ++ flow key.
 pub type HopKey = [u8; SWITCH_KEY_LEN];
@@ -99,7 +102,7 @@ pub struct LatencyTower {
     arrays: Vec<Array>,
     hashes: HashBank<SWITCH_KEY_LEN>,
     /// Every bucket starts on a byte boundary and fits in 64 bits (the NIC's 32-, 48- and
-    /// 64-bit buckets): the NIC's d = 3 then takes [`insert_windows`].
+    /// 64-bit buckets): the NIC's d = 3 then takes the [`Windows`] kernel.
     windowed: bool,
 }
 
@@ -159,17 +162,22 @@ impl LatencyTower {
     }
 
     /// [`LatencyTower::indices`] of the hop key of the flow of `flow` at `switch_id`, with
-    /// only the switch ID's two bytes hashed here, and the buckets' cache lines requested:
-    /// the per-switch half hashes a few hops ahead of the one it inserts, so the misses of
-    /// several hops overlap.
+    /// only the switch ID's two bytes hashed here.
     #[inline(always)]
-    pub fn prefetch_hop(&self, flow: &FlowPart, switch_id: u16) -> [u32; MAX_ARRAYS] {
+    pub fn hop_indices(&self, flow: &FlowPart, switch_id: u16) -> [u32; MAX_ARRAYS] {
         let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
-        let idx = self.buckets(self.hashes.hash_parts(&[flow.0, switch]));
-        for (a, &i) in self.arrays.iter().zip(&idx) {
-            a.bits.prefetch(i as u64 * a.bucket_bits);
-        }
-        idx
+        self.buckets(self.hashes.hash_parts(&[flow.0, switch]))
+    }
+
+    /// The tower as a batch loop drives it ([`HopKernel`]): [`Windows`] for the NIC's
+    /// geometry, [`Cells`] for any other.
+    pub fn windows(&mut self) -> Option<Windows<'_, 3>> {
+        Windows::of(self)
+    }
+
+    /// The general kernel, whatever the geometry.
+    pub fn cells(&mut self) -> Cells<'_> {
+        Cells(self)
     }
 
     /// Records one hop of `flow` at `switch_id` with `latency_ns`; returns the pair's
@@ -192,14 +200,13 @@ impl LatencyTower {
     /// cells written back. Tests check it against the field-by-field reference.
     #[inline(always)]
     pub fn insert_indices(&mut self, idx: &[u32; MAX_ARRAYS], units: u64) -> PairEstimate {
-        let mode = self.mode;
-        // The NIC's d = 3 gets a kernel with its cells in registers; any other d the
-        // general one (lanes past d are padded as overflowed cells, which no rule touches).
-        match <&mut [Array; 3]>::try_from(self.arrays.as_mut_slice()) {
-            Ok(arrays) if self.windowed => insert_windows(arrays, mode, idx, units),
-            Ok(arrays) => insert_cells::<3>(arrays, mode, idx, units),
-            Err(_) => insert_cells::<MAX_ARRAYS>(&mut self.arrays, mode, idx, units),
+        // The NIC's d = 3 takes the window kernel; any other geometry the cell-wise one
+        // (lanes past d are padded as overflowed cells, which no rule touches).
+        if let Some(mut k) = self.windows() {
+            let at = k.bytes_at(idx);
+            return k.insert(&at, units);
         }
+        self.cells().insert(idx, units)
     }
 
     /// The field-by-field reference of [`LatencyTower::insert`]: the query, then each
@@ -362,10 +369,7 @@ fn insert_cells<const D: usize>(
         sum[k] = a.get(i, Field::Sum);
         (count_m[k], sum_m[k]) = (a.count_marker, a.sum_marker);
     }
-    let before =
-        PairEstimate { count: finite(cells_min(&count, &count_m)), sum: finite(cells_min(&sum, &sum_m)) };
-    let new_count = step_cells(mode, count, &count_m, 1);
-    let new_sum = step_cells(mode, sum, &sum_m, units);
+    let (before, new_count, new_sum) = step_pair(mode, (count, sum), (count_m, sum_m), units);
     for (k, (a, &i)) in arrays.iter_mut().zip(idx).enumerate().take(D) {
         if new_count[k] != count[k] {
             let (off, w, _) = a.cell(i, Field::Count);
@@ -379,42 +383,18 @@ fn insert_cells<const D: usize>(
     before
 }
 
-/// [`insert_cells`] for buckets that start on byte boundaries and fit in 64 bits: each
-/// bucket is one 64-bit window ([`PackedBits::window`]), loaded once and stored once, its
-/// two cells cut out by shift and mask, where the cell-wise path located every cell on its
-/// own and tested it for a word straddle. The same cells, and the same estimates.
+/// A hop of `units` over one bucket per array whose (count, sum) cells are `cells`, under
+/// `markers`: the pair's estimates before the hop, and both fields' cells after it.
 #[inline(always)]
-fn insert_windows<const D: usize>(
-    arrays: &mut [Array; D],
+fn step_pair<const D: usize>(
     mode: InsertMode,
-    idx: &[u32; MAX_ARRAYS],
+    (count, sum): ([u32; D], [u32; D]),
+    (count_m, sum_m): ([u32; D], [u32; D]),
     units: u64,
-) -> PairEstimate {
-    let (mut win, mut count, mut sum) = ([0u64; D], [0u32; D], [0u32; D]);
-    for (k, a) in arrays.iter().enumerate() {
-        win[k] = a.bits.window(idx[k] as u64 * a.bucket_bits);
-        count[k] = (win[k] & mask(a.count_width)) as u32;
-        sum[k] = ((win[k] >> a.count_width) & mask(a.sum_width)) as u32;
-    }
-    let (count_m, sum_m) =
-        (arrays.each_ref().map(|a| a.count_marker), arrays.each_ref().map(|a| a.sum_marker));
+) -> (PairEstimate, [u32; D], [u32; D]) {
     let before =
         PairEstimate { count: finite(cells_min(&count, &count_m)), sum: finite(cells_min(&sum, &sum_m)) };
-    let new_count = step_cells(mode, count, &count_m, 1);
-    let new_sum = step_cells(mode, sum, &sum_m, units);
-    for (k, a) in arrays.iter_mut().enumerate() {
-        // The window's bits past this bucket belong to the next one and are kept.
-        let rest = win[k] & !mask_bits(a.bucket_bits);
-        let cells = new_count[k] as u64 | (new_sum[k] as u64) << a.count_width;
-        a.bits.set_window(idx[k] as u64 * a.bucket_bits, rest | cells);
-    }
-    before
-}
-
-/// The low `bits` bits set (`bits` up to 64).
-#[inline(always)]
-fn mask_bits(bits: u64) -> u64 {
-    u64::MAX >> (64 - bits)
+    (before, step_cells(mode, count, &count_m, 1), step_cells(mode, sum, &sum_m, units))
 }
 
 /// One field's cells after a hop of `alpha` under `mode` (the rules of the module docs).
@@ -446,7 +426,11 @@ fn step_cells<const D: usize>(
         InsertMode::Acu => {
             let mut omega = INF;
             for (c, &m) in cells.iter_mut().zip(markers) {
-                *c = omega_step_select(*c, m, alpha, &mut omega);
+                // A count's one folds at compile time into the shorter unit rule.
+                *c = match alpha {
+                    1 => unit_omega_step(*c, m, &mut omega),
+                    _ => omega_step_select(*c, m, alpha, &mut omega),
+                };
             }
         }
     }

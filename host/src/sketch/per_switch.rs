@@ -8,8 +8,7 @@
 //! arrival order, as the NIC's hop serializer feeds them.
 
 use super::key_table::{KeyTable, Offer};
-use super::latency_tower::{FlowPart, LatencyTower};
-use super::tower::MAX_ARRAYS;
+use super::latency_tower::{HopKernel, LatencyTower, PairEstimate};
 use crate::trace::Packet;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::lut::{log2_table, Log2Params};
@@ -20,12 +19,17 @@ use smartnic_contract::shim::Hop;
 use smartnic_contract::wire::record::InflatedRecord;
 use smartnic_contract::FlowKey;
 
-/// How many hops ahead [`PerSwitch::observe_batch`] hashes and prefetches: enough to keep
-/// several misses in flight, few enough that the lines are still in L1 when their hop comes.
+/// How many hops ahead of the one it inserts [`PerSwitch::observe_batch`] requests the
+/// buckets of: enough to keep several misses in flight, few enough that the lines are still
+/// in L1 when their hop comes.
 const LOOKAHEAD: usize = 8;
 
 /// How many packets ahead [`PerSwitch::observe_batch`] requests a packet's hop list.
 const HOPS_AHEAD: usize = 8;
+
+/// Packets whose hops [`PerSwitch::observe_batch`] locates before inserting them: their
+/// locations (a few hundred hops) stay in L1.
+const CHUNK: usize = 64;
 
 /// What the half reads of a batch of packets: each one's flow key and its hops in path
 /// order. A slice of parsed packets is one; [`super::per_switch_worker::HopBatch`], the flat
@@ -57,36 +61,6 @@ impl HopSource for [Packet] {
     fn prefetch_hops(&self, n: usize) {
         if let Some(p) = self.get(n) {
             crate::trace::prefetch(p.hops.as_ptr());
-        }
-    }
-}
-
-/// The hop [`LOOKAHEAD`] places ahead of the one [`PerSwitch::observe_batch`] inserts:
-/// packet `n`'s hop `h`, its flow's share of the hash computed once for all its hops. A
-/// hand-kept cursor with an inlined step, as a closure (or a flat_map over the packets)
-/// was not inlined into the AVX2 loop, nor compiled for it.
-#[derive(Default)]
-struct HopCursor {
-    n: usize,
-    h: usize,
-    flow: FlowPart,
-}
-
-impl HopCursor {
-    /// The next hop's bucket indices, its buckets' cache lines requested; `None` past the
-    /// batch's last hop.
-    #[inline(always)]
-    fn next<S: HopSource + ?Sized>(&mut self, src: &S, tower: &LatencyTower) -> Option<[u32; MAX_ARRAYS]> {
-        loop {
-            let hops = (self.n < src.packets()).then(|| src.hops(self.n))?;
-            if let Some(hop) = hops.get(self.h) {
-                if self.h == 0 {
-                    self.flow = tower.flow_part(src.key(self.n));
-                }
-                self.h += 1;
-                return Some(tower.prefetch_hop(&self.flow, hop.switch_id));
-            }
-            (self.n, self.h) = (self.n + 1, 0);
         }
     }
 }
@@ -165,16 +139,19 @@ impl PerSwitch {
     /// Records one IP packet recorded in `epoch`, whose flow estimate after the flow
     /// tower's insertion is `flow_estimate`.
     pub fn observe(&mut self, epoch: u32, p: &Packet, flow_estimate: u64) {
+        let (latency, mut rest) = self.split(epoch);
         for hop in &p.hops {
-            let idx = self.latency.indices(&switch_key(hop.switch_id, &p.key));
-            self.observe_hop(epoch, &p.key, hop, &idx);
+            let units = rest.config.latency.units(hop.latency_ns);
+            let before = latency.insert(&switch_key(hop.switch_id, &p.key), units);
+            rest.hop(&p.key, hop, units, before);
         }
-        self.offer(&p.key, &p.hops, flow_estimate);
+        rest.offer(&p.key, &p.hops, flow_estimate);
     }
 
     /// [`PerSwitch::observe`] of each packet in order, packet `n` with `estimates[n]`: the
-    /// same buckets, table and records, faster. The hop keys are hashed [`LOOKAHEAD`] hops
-    /// ahead of the one inserted and their buckets prefetched, so the cache misses of
+    /// same buckets, table and records, faster. The packets go in chunks of [`CHUNK`]: a
+    /// chunk's hops are located first (hashing, which the CPU overlaps), then inserted,
+    /// each one's buckets requested [`LOOKAHEAD`] hops ahead, so the cache misses of
     /// several hops overlap (the tower is far larger than L1 and each hop touches `d`
     /// unrelated lines). Panics when the two slices differ in length.
     pub fn observe_batch<S: HopSource + ?Sized>(&mut self, epoch: u32, packets: &S, estimates: &[u64]) {
@@ -187,9 +164,9 @@ impl PerSwitch {
         self.observe_batch_any(epoch, packets, estimates)
     }
 
-    /// [`PerSwitch::observe_batch`] compiled for AVX2 (one instruction per 32-byte hash
-    /// row) and BMI2 (single-micro-op variable shifts for the packed cells), as the flow
-    /// sketches' batch paths.
+    /// [`PerSwitch::observe_batch`] compiled for AVX2 (one instruction per hash row) and
+    /// BMI2 (single-micro-op variable shifts for the packed cells), as the flow sketches'
+    /// batch paths.
     ///
     /// # Safety
     /// The CPU must support AVX2 and BMI2.
@@ -204,60 +181,21 @@ impl PerSwitch {
         self.observe_batch_any(epoch, packets, estimates)
     }
 
+    /// The batch loop on the tower's fastest kernel.
     #[inline(always)]
     fn observe_batch_any<S: HopSource + ?Sized>(&mut self, epoch: u32, src: &S, estimates: &[u64]) {
-        let mut ahead = HopCursor::default();
-        let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
-        for slot in ring.iter_mut() {
-            match ahead.next(src, &self.latency) {
-                Some(idx) => *slot = idx,
-                None => break,
-            }
+        let (latency, mut rest) = self.split(epoch);
+        if let Some(k) = latency.windows() {
+            return observe_chunks(k, &mut rest, src, estimates);
         }
-        let mut i = 0;
-        for (n, &estimate) in estimates.iter().enumerate().take(src.packets()) {
-            src.prefetch_hops(n + HOPS_AHEAD);
-            let key = src.key(n);
-            for hop in src.hops(n) {
-                let idx = ring[i % LOOKAHEAD];
-                if let Some(next) = ahead.next(src, &self.latency) {
-                    ring[i % LOOKAHEAD] = next;
-                }
-                i += 1;
-                self.observe_hop(epoch, key, hop, &idx);
-            }
-            self.offer(key, src.hops(n), estimate);
-        }
+        observe_chunks(latency.cells(), &mut rest, src, estimates)
     }
 
-    /// One hop of flow `key` into the latency tower at its bucket indices, then past the
-    /// detector.
-    #[inline(always)]
-    fn observe_hop(&mut self, epoch: u32, key: &FlowKey, hop: &Hop, idx: &[u32; MAX_ARRAYS]) {
-        let units = self.config.latency.units(hop.latency_ns);
-        let before = self.latency.insert_indices(idx, units);
-        self.stats.hops += 1;
-        if self.rule.inflated(&self.log2, Log2Params::DEFAULT, units, before.count, before.sum) {
-            self.stats.inflated += 1;
-            self.records.push(InflatedRecord {
-                epoch,
-                flow: *key,
-                switch_id: hop.switch_id,
-                latency_ns: hop.latency_ns,
-            });
-        }
-    }
-
-    /// Offers a packet's flow `key` and path (`hops`) to the table when its flow estimate
-    /// is above the threshold.
-    #[inline(always)]
-    fn offer(&mut self, key: &FlowKey, hops: &[Hop], flow_estimate: u64) {
-        if flow_estimate > self.config.table_threshold as u64 {
-            let path = || hops.iter().map(|h| h.switch_id).collect();
-            if let Offer::Inserted(_) = self.table.offer_with(key, path) {
-                self.stats.table_inserts += 1;
-            }
-        }
+    /// The latency tower, and the rest of the half that a hop's estimates and a packet's
+    /// flow estimate go to, borrowed apart.
+    fn split(&mut self, epoch: u32) -> (&mut LatencyTower, AfterTower<'_>) {
+        let PerSwitch { config, latency, table, rule, log2, records, stats } = self;
+        (latency, AfterTower { epoch, config, table, rule, log2, records, stats })
     }
 
     /// One epoch of the half as the NIC fills it: `packets` in order, each observed with
@@ -298,6 +236,89 @@ impl PerSwitch {
         self.latency.clear();
         self.table.clear();
         self.stats = PerSwitchStats::default();
+    }
+}
+
+/// Everything of the half after the latency tower: the detector that a hop's estimates go
+/// past, and the table that a packet's flow estimate may offer its key to.
+struct AfterTower<'a> {
+    epoch: u32,
+    config: &'a PerSwitchConfig,
+    table: &'a mut KeyTable,
+    rule: &'a InflateRule,
+    log2: &'a [u32],
+    records: &'a mut Vec<InflatedRecord>,
+    stats: &'a mut PerSwitchStats,
+}
+
+impl AfterTower<'_> {
+    /// A hop of flow `key` of `units` whose pair held `before`, past the detector.
+    #[inline(always)]
+    fn hop(&mut self, key: &FlowKey, hop: &Hop, units: u64, before: PairEstimate) {
+        self.stats.hops += 1;
+        if self.rule.inflated(self.log2, Log2Params::DEFAULT, units, before.count, before.sum) {
+            self.stats.inflated += 1;
+            self.records.push(InflatedRecord {
+                epoch: self.epoch,
+                flow: *key,
+                switch_id: hop.switch_id,
+                latency_ns: hop.latency_ns,
+            });
+        }
+    }
+
+    /// Offers a packet's flow `key` and path (`hops`) to the table when its flow estimate
+    /// is above the threshold.
+    #[inline(always)]
+    fn offer(&mut self, key: &FlowKey, hops: &[Hop], flow_estimate: u64) {
+        if flow_estimate > self.config.table_threshold as u64 {
+            let path = || hops.iter().map(|h| h.switch_id).collect();
+            if let Offer::Inserted(_) = self.table.offer_with(key, path) {
+                self.stats.table_inserts += 1;
+            }
+        }
+    }
+}
+
+/// [`PerSwitch::observe_batch`] on kernel `k`: chunk by chunk, every hop of the chunk
+/// located, then inserted in order with the buckets of the hop [`LOOKAHEAD`] places on
+/// requested.
+#[inline(always)]
+fn observe_chunks<K: HopKernel, S: HopSource + ?Sized>(
+    mut k: K,
+    rest: &mut AfterTower<'_>,
+    src: &S,
+    estimates: &[u64],
+) {
+    let mut locs: Vec<K::Loc> = Vec::new();
+    for start in (0..src.packets()).step_by(CHUNK) {
+        let packets = start..(start + CHUNK).min(src.packets());
+        locs.clear();
+        for n in packets.clone() {
+            src.prefetch_hops(n + HOPS_AHEAD);
+            let hops = src.hops(n);
+            if hops.is_empty() {
+                continue;
+            }
+            let flow = k.flow_part(src.key(n));
+            for h in hops {
+                locs.push(k.locate(&flow, h.switch_id));
+            }
+        }
+        locs.iter().take(LOOKAHEAD).for_each(|l| k.prefetch(l));
+        let mut i = 0;
+        for n in packets {
+            let key = src.key(n);
+            for hop in src.hops(n) {
+                if let Some(ahead) = locs.get(i + LOOKAHEAD) {
+                    k.prefetch(ahead);
+                }
+                let units = rest.config.latency.units(hop.latency_ns);
+                rest.hop(key, hop, units, k.insert(&locs[i], units));
+                i += 1;
+            }
+            rest.offer(key, src.hops(n), estimates[n]);
+        }
     }
 }
 
@@ -371,16 +392,24 @@ mod tests {
     }
 
     /// The prefetching batch path is `observe` packet by packet: the same buckets, table
-    /// ways, misses, records and counts, in every mode, whatever the batch cut. A small
-    /// tower with narrow cells (they collide and overflow), a table of 4 slots (it fills
-    /// and misses) and a low threshold.
+    /// ways, misses, records and counts, in every mode, whatever the batch cut. Small
+    /// towers (pairs collide, narrow cells overflow), one of narrow cells on the general
+    /// kernel and one of the NIC's widths on the window kernel, a table of 4 slots (it
+    /// fills and misses) and a low threshold.
     #[test]
     fn observe_batch_equals_observe() {
         let packets = trace_packets(6000);
         let estimates: Vec<u64> = (0..packets.len() as u64).map(|n| n * 7 % 23).collect();
-        for mode in [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu] {
+        let towers = [
+            (LatencyTowerGeometry::from_cells(&[(4, 10, 61), (6, 14, 31), (8, 16, 13)], 4), false),
+            (LatencyTowerGeometry::from_cells(&[(8, 24, 61), (16, 32, 31), (32, 32, 13)], 4), true),
+        ];
+        let modes = [InsertMode::Cm, InsertMode::Cu, InsertMode::Acu];
+        for ((latency, windowed), mode) in towers.iter().flat_map(|t| modes.map(|m| (t, m))) {
+            let mut tower = LatencyTower::new(latency.clone(), mode).unwrap();
+            assert_eq!(tower.windows().is_some(), *windowed, "{latency:?}");
             let config = PerSwitchConfig {
-                latency: LatencyTowerGeometry::from_cells(&[(4, 10, 61), (6, 14, 31), (8, 16, 13)], 4),
+                latency: latency.clone(),
                 mode,
                 table: KeyTableGeometry::with_capacity(4),
                 table_threshold: 12,

@@ -1,0 +1,187 @@
+//! The latency tower as a batch loop sees it: locate a hop (hash its key to its buckets),
+//! request its buckets' cache lines, insert it.
+//!
+//! Why a kernel apart from [`LatencyTower`]'s methods: inserted through `&mut self`, every
+//! hop re-read each array's depth, widths, markers and buffer from the tower (the compiler
+//! cannot tell the buckets' stores from the tower's own fields) and walked the arrays in a
+//! loop of run-time length. [`Windows`] copies those parameters into a value once per
+//! batch, for the NIC's geometry (d = 3, every bucket a byte-aligned 64-bit window), so
+//! they stay in registers or on the stack. [`Cells`] is any other geometry, through the
+//! tower's own methods.
+
+use super::{insert_cells, step_pair, Array, FlowPart, LatencyTower, PairEstimate};
+use crate::sketch::hashing::HashBank;
+use crate::sketch::tower::MAX_ARRAYS;
+use smartnic_contract::geometry::InsertMode;
+use smartnic_contract::hash::index;
+use smartnic_contract::packing::mask;
+use smartnic_contract::per_switch::{field, SWITCH_KEY_LEN};
+use smartnic_contract::FlowKey;
+
+/// What a batch loop does with the tower, hop by hop. A hop is located (its buckets found)
+/// well before it is inserted, so the hashing of later hops overlaps the insertions and
+/// their cache lines are requested in time.
+pub trait HopKernel {
+    /// Where a hop's buckets are.
+    type Loc: Copy + Default;
+    /// The hashes' share of `flow`, common to all its hops ([`LatencyTower::flow_part`]).
+    fn flow_part(&self, flow: &FlowKey) -> FlowPart;
+    /// The buckets of `flow`'s hop at `switch_id`.
+    fn locate(&self, flow: &FlowPart, switch_id: u16) -> Self::Loc;
+    /// Requests the buckets' cache lines.
+    fn prefetch(&self, loc: &Self::Loc);
+    /// Records a hop of `units` at `loc`; returns the pair's estimates before the hop.
+    fn insert(&mut self, loc: &Self::Loc, units: u64) -> PairEstimate;
+}
+
+/// One array of [`Windows`]: its buckets' bytes and the layout of a bucket.
+struct Window<'a> {
+    bytes: &'a mut [u8],
+    depth: u32,
+    bucket_bytes: usize,
+    count_width: u8,
+    count_mask: u64,
+    sum_mask: u64,
+    /// The window's bits past the bucket (they belong to the next one).
+    rest_mask: u64,
+    count_marker: u32,
+    sum_marker: u32,
+}
+
+impl Window<'_> {
+    #[inline(always)]
+    fn load(&self, at: usize) -> u64 {
+        let b: [u8; 8] = self.bytes[at..at + 8].try_into().expect("an 8-byte window");
+        u64::from_le_bytes(b)
+    }
+
+    #[inline(always)]
+    fn store(&mut self, at: usize, value: u64) {
+        self.bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    }
+}
+
+/// The tower of `D` arrays whose buckets start on byte boundaries and fit in 64 bits (the
+/// NIC's 32-, 48- and 64-bit buckets): a hop's location is the byte of its bucket in each
+/// array, and each bucket is one 64-bit load and one store.
+pub struct Windows<'a, const D: usize> {
+    hashes: &'a HashBank<SWITCH_KEY_LEN>,
+    mode: InsertMode,
+    arrays: [Window<'a>; D],
+}
+
+impl<'a, const D: usize> Windows<'a, D> {
+    /// The kernel of `tower`, when its geometry is `D` windowed arrays on a little-endian
+    /// machine (where a window's bytes are the packed stream in order).
+    pub(super) fn of(tower: &'a mut LatencyTower) -> Option<Self> {
+        if !(tower.windowed && cfg!(target_endian = "little")) {
+            return None;
+        }
+        let arrays: &mut [Array; D] = tower.arrays.as_mut_slice().try_into().ok()?;
+        Some(Windows { hashes: &tower.hashes, mode: tower.mode, arrays: arrays.each_mut().map(window) })
+    }
+}
+
+/// The window view of one array.
+fn window(a: &mut Array) -> Window<'_> {
+    Window {
+        depth: a.depth,
+        bucket_bytes: (a.bucket_bits / 8) as usize,
+        count_width: a.count_width,
+        count_mask: mask(a.count_width),
+        sum_mask: mask(a.sum_width),
+        rest_mask: !(u64::MAX >> (64 - a.bucket_bits)),
+        count_marker: a.count_marker,
+        sum_marker: a.sum_marker,
+        bytes: a.bits.stream_bytes_mut(),
+    }
+}
+
+impl<const D: usize> Windows<'_, D> {
+    /// The byte of bucket `idx[k]` in each array `k`.
+    #[inline(always)]
+    pub(super) fn bytes_at(&self, idx: &[u32; MAX_ARRAYS]) -> [usize; D] {
+        std::array::from_fn(|k| idx[k] as usize * self.arrays[k].bucket_bytes)
+    }
+}
+
+impl<const D: usize> HopKernel for Windows<'_, D>
+where
+    [usize; D]: Default,
+{
+    type Loc = [usize; D];
+
+    #[inline(always)]
+    fn flow_part(&self, flow: &FlowKey) -> FlowPart {
+        FlowPart(self.hashes.part(field::FLOW.start, flow.as_bytes()))
+    }
+
+    #[inline(always)]
+    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [usize; D] {
+        let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
+        let h = self.hashes.hash_parts(&[flow.0, switch]);
+        std::array::from_fn(|k| index(h[k], self.arrays[k].depth) as usize * self.arrays[k].bucket_bytes)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, loc: &[usize; D]) {
+        for (a, &at) in self.arrays.iter().zip(loc) {
+            crate::trace::prefetch(a.bytes.as_ptr().wrapping_add(at));
+        }
+    }
+
+    /// Both cells of each bucket cut out of its window, the mode's rule applied to each
+    /// field ([`step_pair`]), each window written back once with the bits past its bucket
+    /// kept.
+    #[inline(always)]
+    fn insert(&mut self, loc: &[usize; D], units: u64) -> PairEstimate {
+        let win: [u64; D] = std::array::from_fn(|k| self.arrays[k].load(loc[k]));
+        let count: [u32; D] = std::array::from_fn(|k| (win[k] & self.arrays[k].count_mask) as u32);
+        let sum: [u32; D] = std::array::from_fn(|k| {
+            let a = &self.arrays[k];
+            ((win[k] >> a.count_width) & a.sum_mask) as u32
+        });
+        let markers = (
+            std::array::from_fn(|k| self.arrays[k].count_marker),
+            std::array::from_fn(|k| self.arrays[k].sum_marker),
+        );
+        let (before, count, sum) = step_pair(self.mode, (count, sum), markers, units);
+        for (k, a) in self.arrays.iter_mut().enumerate() {
+            let cells = count[k] as u64 | (sum[k] as u64) << a.count_width;
+            a.store(loc[k], (win[k] & a.rest_mask) | cells);
+        }
+        before
+    }
+}
+
+/// Any geometry, through the tower's own per-hop methods.
+pub struct Cells<'a>(pub(super) &'a mut LatencyTower);
+
+impl HopKernel for Cells<'_> {
+    type Loc = [u32; MAX_ARRAYS];
+
+    fn flow_part(&self, flow: &FlowKey) -> FlowPart {
+        self.0.flow_part(flow)
+    }
+
+    #[inline(always)]
+    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [u32; MAX_ARRAYS] {
+        self.0.hop_indices(flow, switch_id)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, idx: &[u32; MAX_ARRAYS]) {
+        for (a, &i) in self.0.arrays.iter().zip(idx) {
+            a.bits.prefetch(i as u64 * a.bucket_bits);
+        }
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, idx: &[u32; MAX_ARRAYS], units: u64) -> PairEstimate {
+        let t = &mut *self.0;
+        match <&mut [Array; 3]>::try_from(t.arrays.as_mut_slice()) {
+            Ok(arrays) => insert_cells::<3>(arrays, t.mode, idx, units),
+            Err(_) => insert_cells::<MAX_ARRAYS>(&mut t.arrays, t.mode, idx, units),
+        }
+    }
+}
