@@ -11,7 +11,6 @@
 
 use super::cell::{omega_step, unit_omega_step, value, INF};
 use super::hashing::HashBank;
-use super::per_switch::HopSource;
 use super::tower::MAX_ARRAYS;
 use crate::trace::Packet;
 use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
@@ -20,12 +19,12 @@ use smartnic_contract::interval;
 use smartnic_contract::packing::PackedBits;
 use smartnic_contract::FlowKey;
 
+mod kernel;
+use kernel::{batch_loop, General, WordCells};
+
 /// Packets ahead whose buckets [`SuMax::insert_packets`] prefetches (as the Tower's batch
 /// loop: the buckets mostly sit in L2, so a short distance suffices).
 const LOOKAHEAD: usize = 4;
-
-/// Packets ahead whose hop lists [`SuMax::insert_packets`] requests.
-const HOPS_AHEAD: usize = 8;
 
 /// Position of one cell inside a bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +46,7 @@ pub struct SuMax {
     bins: crate::arith::DelayBins,
     /// Every cell is a field of the NIC's widths (32-bit size and time cells, 16-bit delay
     /// cells) at a multiple of its width, in buckets of a multiple of 32 bits: no cell then
-    /// straddles a word, and the batch path takes [`SuMax::insert_word_cells`], whose
+    /// straddles a word, and the batch path takes the [`WordCells`] kernel, whose
     /// widths are constants.
     word_cells: bool,
 }
@@ -154,62 +153,13 @@ impl SuMax {
         self.insert_packets_any(packets)
     }
 
+    /// The batch loop on the fastest kernel for the layout.
     #[inline(always)]
     fn insert_packets_any(&mut self, packets: &[Packet]) {
-        match self.word_cells {
-            true => self.batch_loop::<true>(packets),
-            false => self.batch_loop::<false>(packets),
+        if let Some(k) = WordCells::<3>::of(self) {
+            return batch_loop(k, packets);
         }
-    }
-
-    /// Hashes and prefetches [`LOOKAHEAD`] packets ahead, and updates each packet's buckets
-    /// in order: with [`SuMax::insert_word_cells`] when `WORD_CELLS`, else
-    /// [`SuMax::insert_fast`] (a constant, so each loop inlines its step).
-    #[inline(always)]
-    fn batch_loop<const WORD_CELLS: bool>(&mut self, packets: &[Packet]) {
-        let mut ring = [[0u32; MAX_ARRAYS]; LOOKAHEAD];
-        for (slot, p) in ring.iter_mut().zip(packets) {
-            *slot = self.prefetch(&p.key);
-        }
-        for (n, p) in packets.iter().enumerate() {
-            let idx = ring[n % LOOKAHEAD];
-            if let Some(ahead) = packets.get(n + LOOKAHEAD) {
-                ring[n % LOOKAHEAD] = self.prefetch(&ahead.key);
-            }
-            // The hop list (the delay's terms) lives apart from the packet.
-            packets.prefetch_hops(n + HOPS_AHEAD);
-            let (t, bin) = (self.time_of(p.ts_ns), self.delay_bin(p.delay_ns()));
-            let idx = &idx[..self.arrays.len()];
-            match WORD_CELLS {
-                true => self.insert_word_cells(idx, t, bin),
-                false => self.insert_fast(idx, t, bin),
-            }
-        }
-    }
-
-    /// [`SuMax::insert_fast`] for the NIC's cell layout (`word_cells`): each cell one
-    /// in-word load and store of a constant width instead of the general packed access,
-    /// which decided at run time whether a cell straddles two words. The same cells,
-    /// written in the same order.
-    #[inline(always)]
-    fn insert_word_cells(&mut self, idx: &[u32], t: u32, bin: u8) {
-        debug_assert!(self.word_cells);
-        let size = self.cells[sumax_cell::SIZE].offset;
-        let delay = self.cells[sumax_cell::FIRST_DELAY + bin as usize].offset;
-        let interval = self.cells[sumax_cell::interval(self.geometry.delay_cells)].offset;
-        let last = self.cells[sumax_cell::last(self.geometry.delay_cells)].offset;
-        let (mut omega_size, mut omega_delay) = (INF, INF);
-        for (a, &i) in self.arrays.iter_mut().zip(idx) {
-            let base = i as u64 * self.bucket_bits;
-            let s = a.get_in_word(base + size, 32);
-            a.set_in_word(base + size, 32, unit_omega_step(s, u32::MAX, &mut omega_size));
-            let d = a.get_in_word(base + delay, 16);
-            a.set_in_word(base + delay, 16, unit_omega_step(d, u16::MAX as u32, &mut omega_delay));
-            let gap = interval::gap(t, a.get_in_word(base + last, 32), 32);
-            let old = a.get_in_word(base + interval, 32);
-            a.set_in_word(base + interval, 32, gap.max(old));
-            a.set_in_word(base + last, 32, t);
-        }
+        batch_loop(General(self), packets)
     }
 
     /// [`SuMax::insert_at`] with the sum cells' branch-free unit step and everything
@@ -231,16 +181,6 @@ impl SuMax {
             a.set(base + interval.offset, interval.width, gap.max(old));
             a.set(base + last.offset, last.width, t);
         }
-    }
-
-    /// Bucket indices of `key`, with each bucket's first cache line requested.
-    #[inline(always)]
-    fn prefetch(&self, key: &FlowKey) -> [u32; MAX_ARRAYS] {
-        let idx = self.indices(key);
-        for (a, &i) in self.arrays.iter().zip(&idx) {
-            a.prefetch(i as u64 * self.bucket_bits);
-        }
-        idx
     }
 
     /// The update of Algorithm 1 plus the max cells, at precomputed bucket indices.
