@@ -12,12 +12,20 @@
 //! that is never taken for Tower's 2/4/8/16/32-bit arrays, so it costs nothing there).
 
 /// Bit fields packed into 64-bit words (plus one word of padding so a straddling field
-/// at the very end still has its second word).
+/// at the very end still has its second word). The words are owned (`Vec<u64>`, the
+/// default) or borrowed ([`PackedBits::view_mut`]): the accessors are the same code for
+/// both.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackedBits {
-    words: Vec<u64>,
+pub struct PackedBits<S = Vec<u64>> {
+    words: S,
     bits: u64,
 }
+
+/// A borrowed view of a [`PackedBits`]'s words. Why: a kernel that holds views in a local
+/// array keeps each buffer's address in a register; through `&mut PackedBits` it re-read
+/// the address from the sketch after every store into the counters (the compiler cannot
+/// tell the two apart). Tower's batch kernels gained 18 % (CM) to 36 % (ACU) from views.
+pub type PackedView<'a> = PackedBits<&'a mut [u64]>;
 
 impl PackedBits {
     /// A zeroed buffer of `bits` bits.
@@ -50,13 +58,37 @@ impl PackedBits {
         self.bits
     }
 
+    /// The same bits over a borrow of the words (see [`PackedView`]).
+    #[inline(always)]
+    pub fn view_mut(&mut self) -> PackedView<'_> {
+        PackedBits { words: &mut self.words, bits: self.bits }
+    }
+
+    /// Zeroes every field.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+}
+
+impl<S: AsRef<[u64]> + AsMut<[u64]>> PackedBits<S> {
+    /// The words, padding included.
+    #[inline(always)]
+    fn w(&self) -> &[u64] {
+        self.words.as_ref()
+    }
+
+    #[inline(always)]
+    fn wm(&mut self) -> &mut [u64] {
+        self.words.as_mut()
+    }
+
     /// Reads the `width`-bit field at bit offset `off`.
     #[inline(always)]
     pub fn get(&self, off: u64, width: u8) -> u32 {
         let (w, sh) = ((off >> 6) as usize, (off & 63) as u32);
-        let mut v = self.words[w] >> sh;
+        let mut v = self.w()[w] >> sh;
         if sh + width as u32 > 64 {
-            v |= self.words[w + 1] << (64 - sh);
+            v |= self.w()[w + 1] << (64 - sh);
         }
         (v & mask(width)) as u32
     }
@@ -67,10 +99,11 @@ impl PackedBits {
         let (w, sh) = ((off >> 6) as usize, (off & 63) as u32);
         let m = mask(width);
         let v = value as u64 & m;
-        self.words[w] = (self.words[w] & !(m << sh)) | (v << sh);
+        let words = self.wm();
+        words[w] = (words[w] & !(m << sh)) | (v << sh);
         if sh + width as u32 > 64 {
             let hi = 64 - sh;
-            self.words[w + 1] = (self.words[w + 1] & !(m >> hi)) | (v >> hi);
+            words[w + 1] = (words[w + 1] & !(m >> hi)) | (v >> hi);
         }
     }
 
@@ -95,7 +128,7 @@ impl PackedBits {
         debug_assert!(in_word(off, width), "{width}-bit field at bit {off}");
         debug_assert!(off < self.capacity(), "bit {off} past the buffer");
         // SAFETY: the caller keeps `off` below the capacity, so its word is in `words`.
-        let word = unsafe { *self.words.get_unchecked((off >> 6) as usize) };
+        let word = unsafe { *self.w().get_unchecked((off >> 6) as usize) };
         ((word >> (off & 63)) & mask(width)) as u32
     }
 
@@ -106,7 +139,8 @@ impl PackedBits {
         debug_assert!(in_word(off, width), "{width}-bit field at bit {off}");
         let (w, sh) = ((off >> 6) as usize, off & 63);
         let m = mask(width);
-        self.words[w] = (self.words[w] & !(m << sh)) | ((value as u64 & m) << sh);
+        let words = self.wm();
+        words[w] = (words[w] & !(m << sh)) | ((value as u64 & m) << sh);
     }
 
     /// Adds `delta` to the field at `off`, under the alignment of
@@ -133,7 +167,7 @@ impl PackedBits {
             "carry out of a field"
         );
         // SAFETY: the caller keeps `off` below the capacity, so its word is in `words`.
-        unsafe { *self.words.get_unchecked_mut((off >> 6) as usize) += (delta as u64) << (off & 63) };
+        unsafe { *self.wm().get_unchecked_mut((off >> 6) as usize) += (delta as u64) << (off & 63) };
     }
 
     /// [`PackedBits::increment_unless`] for a field under the alignment of
@@ -156,7 +190,7 @@ impl PackedBits {
         debug_assert!(off < self.capacity(), "bit {off} past the buffer");
         let sh = off & 63;
         // SAFETY: the caller keeps `off` below the capacity, so its word is in `words`.
-        let word = unsafe { self.words.get_unchecked_mut((off >> 6) as usize) };
+        let word = unsafe { self.wm().get_unchecked_mut((off >> 6) as usize) };
         // Branch-free: narrow counters sit at the marker often enough that a branch here
         // mispredicts on a large share of packets.
         let live = (((*word >> sh) & mask(width)) as u32 != marker) as u64;
@@ -167,7 +201,7 @@ impl PackedBits {
     /// the unchecked accessors. At least [`PackedBits::bits`].
     #[inline(always)]
     pub fn capacity(&self) -> u64 {
-        self.words.len() as u64 * 64
+        self.w().len() as u64 * 64
     }
 
     /// Panics unless the word of bit `off` is in the buffer.
@@ -189,7 +223,7 @@ impl PackedBits {
         // SAFETY: `window_byte` checked that bytes `at..at + 8` lie inside `words`; the
         // read is unaligned, and on a little-endian machine the words' bytes are the
         // packed stream in order.
-        return unsafe { self.words.as_ptr().cast::<u8>().add(at).cast::<u64>().read_unaligned() };
+        return unsafe { self.w().as_ptr().cast::<u8>().add(at).cast::<u64>().read_unaligned() };
         #[cfg(not(target_endian = "little"))]
         return (self.get(off, 32) as u64) | (self.get(off + 32, 32) as u64) << 32;
     }
@@ -202,7 +236,7 @@ impl PackedBits {
         #[cfg(target_endian = "little")]
         // SAFETY: as in `window`, bytes `at..at + 8` lie inside `words`.
         unsafe {
-            self.words.as_mut_ptr().cast::<u8>().add(at).cast::<u64>().write_unaligned(value)
+            self.wm().as_mut_ptr().cast::<u8>().add(at).cast::<u64>().write_unaligned(value)
         };
         #[cfg(not(target_endian = "little"))]
         {
@@ -216,7 +250,7 @@ impl PackedBits {
     fn window_byte(&self, off: u64) -> usize {
         debug_assert!(off.is_multiple_of(8), "window at bit {off}");
         let at = (off >> 3) as usize;
-        assert!(at + 8 <= self.words.len() * 8, "window at bit {off} past the buffer");
+        assert!(at + 8 <= self.w().len() * 8, "window at bit {off} past the buffer");
         at
     }
 
@@ -225,10 +259,10 @@ impl PackedBits {
     /// ([`PackedBits::window`]) with nothing of `self` to re-read between them.
     #[cfg(target_endian = "little")]
     pub fn stream_bytes_mut(&mut self) -> &mut [u8] {
-        let len = self.words.len() * 8;
+        let len = self.w().len() * 8;
         // SAFETY: the words' memory is `len` initialized bytes, any byte pattern is a valid
         // `u64`, `u8` has no alignment, and the slice borrows `self` mutably.
-        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), len) }
+        unsafe { std::slice::from_raw_parts_mut(self.wm().as_mut_ptr().cast::<u8>(), len) }
     }
 
     /// Read-modify-write of one field: `f` maps the old value to the new one, or `None`
@@ -256,7 +290,7 @@ impl PackedBits {
     /// values; a no-op off x86_64). Used to overlap the cache misses of upcoming packets.
     #[inline(always)]
     pub fn prefetch(&self, off: u64) {
-        let p = self.words.as_ptr().wrapping_add((off >> 6) as usize);
+        let p = self.w().as_ptr().wrapping_add((off >> 6) as usize);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch is a hint that never faults, whatever the address, and SSE is
         // part of the x86_64 baseline.
@@ -266,11 +300,6 @@ impl PackedBits {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = p;
-    }
-
-    /// Zeroes every field.
-    pub fn clear(&mut self) {
-        self.words.fill(0);
     }
 }
 

@@ -8,7 +8,7 @@ use super::cell::{self, omega_step, value, INF};
 use super::hashing::HashBank;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::hash::index;
-use smartnic_contract::packing::{mask, PackedBits};
+use smartnic_contract::packing::{mask, PackedBits, PackedView};
 use smartnic_contract::FlowKey;
 
 /// Most arrays a sketch may have (bounds the stack buffers of the hot path).
@@ -480,7 +480,7 @@ trait FixedWidths<const D: usize> {
     /// once [`batch_loop`] checked its arrays): these read and write without a bounds
     /// check, which was an eighth of CU's time.
     #[inline(always)]
-    unsafe fn get(bits: &PackedBits, off: u64, width: u8) -> u32 {
+    unsafe fn get(bits: &PackedView<'_>, off: u64, width: u8) -> u32 {
         match Self::FIXED {
             // SAFETY: the caller keeps `off` below the capacity.
             Some(_) => unsafe { bits.get_in_word_unchecked(off, width) },
@@ -494,7 +494,7 @@ trait FixedWidths<const D: usize> {
     /// # Safety
     /// As [`FixedWidths::get`].
     #[inline(always)]
-    unsafe fn grow(bits: &mut PackedBits, off: u64, width: u8, stored: u32, grow: bool) {
+    unsafe fn grow(bits: &mut PackedView<'_>, off: u64, width: u8, stored: u32, grow: bool) {
         match Self::FIXED {
             // SAFETY: the caller keeps `off` below the capacity.
             Some(_) => unsafe { bits.add_in_word_unchecked(off, width, grow as u32) },
@@ -505,7 +505,7 @@ trait FixedWidths<const D: usize> {
     /// # Safety
     /// As [`FixedWidths::get`].
     #[inline(always)]
-    unsafe fn increment_unless(bits: &mut PackedBits, off: u64, width: u8, marker: u32) {
+    unsafe fn increment_unless(bits: &mut PackedView<'_>, off: u64, width: u8, marker: u32) {
         match Self::FIXED {
             // SAFETY: the caller keeps `off` below the capacity.
             Some(_) => unsafe { bits.increment_in_word_unchecked(off, width, marker) },
@@ -581,7 +581,7 @@ trait Step {
     /// # Safety
     /// Every offset of `off` is below its array's capacity (see [`FixedWidths::get`]).
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
-        bits: &mut [&mut PackedBits; D],
+        bits: &mut [PackedView<'_>; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     );
@@ -598,14 +598,14 @@ struct Acu;
 impl Step for Cm {
     #[inline(always)]
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
-        bits: &mut [&mut PackedBits; D],
+        bits: &mut [PackedView<'_>; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
         let widths = W::widths(lanes);
         for k in 0..D {
             // SAFETY: the caller's offsets are in bounds.
-            unsafe { W::increment_unless(bits[k], off[k], widths[k], W::marker(lanes, k)) };
+            unsafe { W::increment_unless(&mut bits[k], off[k], widths[k], W::marker(lanes, k)) };
         }
     }
 }
@@ -616,7 +616,7 @@ impl Step for Cm {
 impl Step for Cu {
     #[inline(always)]
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
-        bits: &mut [&mut PackedBits; D],
+        bits: &mut [PackedView<'_>; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
@@ -625,14 +625,14 @@ impl Step for Cu {
         let mut min = INF;
         for k in 0..D {
             // SAFETY: the caller's offsets are in bounds.
-            stored[k] = unsafe { W::get(bits[k], off[k], widths[k]) };
+            stored[k] = unsafe { W::get(&bits[k], off[k], widths[k]) };
             min = min.min(value(stored[k], W::marker(lanes, k)));
         }
         let live = min != INF;
         for k in 0..D {
             let grow = live & (value(stored[k], W::marker(lanes, k)) == min);
             // SAFETY: as above.
-            unsafe { W::grow(bits[k], off[k], widths[k], stored[k], grow) };
+            unsafe { W::grow(&mut bits[k], off[k], widths[k], stored[k], grow) };
         }
     }
 }
@@ -642,7 +642,7 @@ impl Step for Cu {
 impl Step for Acu {
     #[inline(always)]
     unsafe fn apply<const D: usize, W: FixedWidths<D>>(
-        bits: &mut [&mut PackedBits; D],
+        bits: &mut [PackedView<'_>; D],
         lanes: &[Lane; D],
         off: &[u64; D],
     ) {
@@ -650,10 +650,10 @@ impl Step for Acu {
         let mut omega = INF;
         for k in 0..D {
             // SAFETY: the caller's offsets are in bounds.
-            let s = unsafe { W::get(bits[k], off[k], widths[k]) };
+            let s = unsafe { W::get(&bits[k], off[k], widths[k]) };
             let grow = cell::unit_omega_grows(s, W::marker(lanes, k), &mut omega);
             // SAFETY: as above.
-            unsafe { W::grow(bits[k], off[k], widths[k], s, grow) };
+            unsafe { W::grow(&mut bits[k], off[k], widths[k], s, grow) };
         }
     }
 }
@@ -677,7 +677,7 @@ fn batch_loop<const D: usize, W: FixedWidths<D>, S: Step, const QUERY: bool>(
     estimates: &mut Vec<u64>,
 ) {
     let lanes = arrays.each_ref().map(|a| Lane { width: a.width, marker: a.marker, depth: a.depth });
-    let mut bits = arrays.each_mut().map(|a| &mut a.bits);
+    let mut bits = arrays.each_mut().map(|a| a.bits.view_mut());
     // Every offset below is `index(hash, depth) * width` with the index below `depth`, so
     // it is below `depth * width`: checked here once against each array's buffer, for
     // the unchecked accesses of the steps.
@@ -714,7 +714,7 @@ fn batch_loop<const D: usize, W: FixedWidths<D>, S: Step, const QUERY: bool>(
 /// As [`Step::apply`].
 #[inline(always)]
 unsafe fn query_fixed<const D: usize, W: FixedWidths<D>>(
-    bits: &[&mut PackedBits; D],
+    bits: &[PackedView<'_>; D],
     lanes: &[Lane; D],
     off: &[u64; D],
 ) -> u64 {
@@ -723,7 +723,7 @@ unsafe fn query_fixed<const D: usize, W: FixedWidths<D>>(
     for k in 0..D {
         let marker = W::marker(lanes, k);
         // SAFETY: the caller's offsets are in bounds.
-        min = min.min(value(unsafe { W::get(bits[k], off[k], widths[k]) }, marker));
+        min = min.min(value(unsafe { W::get(&bits[k], off[k], widths[k]) }, marker));
         saturated = saturated.max(marker as u64);
     }
     if min == INF {
@@ -736,7 +736,7 @@ unsafe fn query_fixed<const D: usize, W: FixedWidths<D>>(
 /// The `D` counter bit offsets of `key`, their cache lines requested.
 #[inline(always)]
 fn hash_prefetch<const D: usize, W: FixedWidths<D>>(
-    bits: &[&mut PackedBits; D],
+    bits: &[PackedView<'_>; D],
     lanes: &[Lane; D],
     hashes: &HashBank,
     key: &FlowKey,
