@@ -29,46 +29,56 @@ pub struct EthernetFrame<T: AsRef<[u8]>> {
 
 impl<T: AsRef<[u8]>> EthernetFrame<T> {
     /// The view, once the buffer holds the whole header.
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Ethernet, buf.as_ref(), field::HEADER_LEN)?;
         Ok(EthernetFrame { buf })
     }
 
+    #[inline]
     pub fn into_inner(self) -> T {
         self.buf
     }
 
+    #[inline]
     pub fn destination(&self) -> [u8; 6] {
         array(self.buf.as_ref(), field::DESTINATION)
     }
 
+    #[inline]
     pub fn source(&self) -> [u8; 6] {
         array(self.buf.as_ref(), field::SOURCE)
     }
 
+    #[inline]
     pub fn ethertype(&self) -> u16 {
         get16(self.buf.as_ref(), field::ETHERTYPE)
     }
 
     /// Everything after the header (a VLAN tag, a shim or the L3 packet).
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[field::HEADER_LEN..]
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> EthernetFrame<T> {
+    #[inline]
     pub fn set_destination(&mut self, mac: [u8; 6]) {
         self.buf.as_mut()[field::DESTINATION].copy_from_slice(&mac);
     }
 
+    #[inline]
     pub fn set_source(&mut self, mac: [u8; 6]) {
         self.buf.as_mut()[field::SOURCE].copy_from_slice(&mac);
     }
 
+    #[inline]
     pub fn set_ethertype(&mut self, ethertype: u16) {
         put16(self.buf.as_mut(), field::ETHERTYPE, ethertype);
     }
 
+    #[inline]
     pub fn payload_mut(&mut self) -> &mut [u8] {
         &mut self.buf.as_mut()[field::HEADER_LEN..]
     }
@@ -85,6 +95,7 @@ pub struct EthernetRepr {
 impl EthernetRepr {
     pub const LEN: usize = field::HEADER_LEN;
 
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(frame: &EthernetFrame<T>) -> Self {
         EthernetRepr {
             destination: frame.destination(),
@@ -94,6 +105,7 @@ impl EthernetRepr {
     }
 
     /// Appends the header to `out`.
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.destination);
         out.extend_from_slice(&self.source);

@@ -46,6 +46,7 @@ pub mod flags {
 
 /// The Internet checksum (RFC 1071) of `data` (even length; a header with its checksum
 /// field zeroed gives the value to store, a whole header with it gives 0).
+#[inline]
 pub fn checksum(data: &[u8]) -> u16 {
     let mut sum: u32 =
         data.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
@@ -66,6 +67,7 @@ pub struct Ipv4Packet<T: AsRef<[u8]>> {
 impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     /// The view, checked in the parsers' order: fixed header present, version 4, IHL >= 5,
     /// options present, total length >= header length.
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         let b = buf.as_ref();
         need(Header::Ipv4, b, field::MIN_HEADER_LEN)?;
@@ -84,80 +86,98 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     }
 
     /// A view without checks, for writing a header into a zeroed buffer (at least 20 bytes).
+    #[inline]
     pub fn new_unchecked(buf: T) -> Self {
         Ipv4Packet { buf }
     }
 
+    #[inline]
     pub fn into_inner(self) -> T {
         self.buf
     }
 
+    #[inline]
     pub fn version(&self) -> u8 {
         self.buf.as_ref()[field::VER_IHL] >> 4
     }
 
     /// IHL in 32-bit words.
+    #[inline]
     pub fn ihl(&self) -> u8 {
         self.buf.as_ref()[field::VER_IHL] & 0x0F
     }
 
     /// Header length in bytes, options included.
+    #[inline]
     pub fn header_len(&self) -> usize {
         self.ihl() as usize * 4
     }
 
+    #[inline]
     pub fn tos(&self) -> u8 {
         self.buf.as_ref()[field::TOS]
     }
 
+    #[inline]
     pub fn total_len(&self) -> u16 {
         get16(self.buf.as_ref(), field::TOTAL_LEN)
     }
 
+    #[inline]
     pub fn ident(&self) -> u16 {
         get16(self.buf.as_ref(), field::IDENT)
     }
 
     /// The 3 flag bits ([`flags`]).
+    #[inline]
     pub fn flags(&self) -> u8 {
         (get16(self.buf.as_ref(), field::FLAGS_FRAG) >> 13) as u8
     }
 
     /// Fragment offset in 8-byte units; non-zero for every fragment but the first.
+    #[inline]
     pub fn frag_offset(&self) -> u16 {
         get16(self.buf.as_ref(), field::FLAGS_FRAG) & field::FRAG_OFFSET_MASK
     }
 
+    #[inline]
     pub fn ttl(&self) -> u8 {
         self.buf.as_ref()[field::TTL]
     }
 
+    #[inline]
     pub fn protocol(&self) -> u8 {
         self.buf.as_ref()[field::PROTOCOL]
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         get16(self.buf.as_ref(), field::CHECKSUM)
     }
 
+    #[inline]
     pub fn src_addr(&self) -> [u8; 4] {
         array(self.buf.as_ref(), field::SOURCE)
     }
 
+    #[inline]
     pub fn dst_addr(&self) -> [u8; 4] {
         array(self.buf.as_ref(), field::DESTINATION)
     }
 
+    #[inline]
     pub fn options(&self) -> &[u8] {
         &self.buf.as_ref()[field::MIN_HEADER_LEN..self.header_len()]
     }
 
     /// Whether the stored checksum is the header's (the sum over the header is 0).
+    #[inline]
     pub fn verify_checksum(&self) -> bool {
         checksum(&self.buf.as_ref()[..self.header_len()]) == 0
     }
 
     /// The checksum the header's bytes call for.
+    #[inline]
     pub fn compute_checksum(&self) -> u16 {
         let h = &self.buf.as_ref()[..self.header_len()];
         let stored = self.checksum();
@@ -167,6 +187,7 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
 
     /// The bytes after the header, up to the total length or the end of the buffer,
     /// whichever comes first (bytes beyond the total length are Ethernet padding).
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         let b = self.buf.as_ref();
         &b[self.header_len()..b.len().min(self.total_len() as usize)]
@@ -181,59 +202,72 @@ fn ones_add(a: u16, b: u16) -> u16 {
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
     /// Sets version 4 and the header length in bytes (a multiple of 4, 20..=60).
+    #[inline]
     pub fn set_header_len(&mut self, len: usize) {
         self.buf.as_mut()[field::VER_IHL] = field::VERSION << 4 | (len / 4) as u8;
     }
 
     /// Sets the raw version/IHL byte (adversarial frames: any version, any IHL).
+    #[inline]
     pub fn set_ver_ihl(&mut self, byte: u8) {
         self.buf.as_mut()[field::VER_IHL] = byte;
     }
 
+    #[inline]
     pub fn set_tos(&mut self, tos: u8) {
         self.buf.as_mut()[field::TOS] = tos;
     }
 
+    #[inline]
     pub fn set_total_len(&mut self, len: u16) {
         put16(self.buf.as_mut(), field::TOTAL_LEN, len);
     }
 
+    #[inline]
     pub fn set_ident(&mut self, ident: u16) {
         put16(self.buf.as_mut(), field::IDENT, ident);
     }
 
     /// Sets the 3 flag bits and the 13-bit fragment offset.
+    #[inline]
     pub fn set_flags_frag(&mut self, flags: u8, frag_offset: u16) {
         let v = (flags as u16 & 0b111) << 13 | frag_offset & field::FRAG_OFFSET_MASK;
         put16(self.buf.as_mut(), field::FLAGS_FRAG, v);
     }
 
+    #[inline]
     pub fn set_ttl(&mut self, ttl: u8) {
         self.buf.as_mut()[field::TTL] = ttl;
     }
 
+    #[inline]
     pub fn set_protocol(&mut self, proto: u8) {
         self.buf.as_mut()[field::PROTOCOL] = proto;
     }
 
+    #[inline]
     pub fn set_checksum(&mut self, sum: u16) {
         put16(self.buf.as_mut(), field::CHECKSUM, sum);
     }
 
+    #[inline]
     pub fn set_src_addr(&mut self, a: [u8; 4]) {
         self.buf.as_mut()[field::SOURCE].copy_from_slice(&a);
     }
 
+    #[inline]
     pub fn set_dst_addr(&mut self, a: [u8; 4]) {
         self.buf.as_mut()[field::DESTINATION].copy_from_slice(&a);
     }
 
+    #[inline]
     pub fn options_mut(&mut self) -> &mut [u8] {
         let end = self.header_len();
         &mut self.buf.as_mut()[field::MIN_HEADER_LEN..end]
     }
 
     /// Computes and stores the header checksum.
+    #[inline]
     pub fn fill_checksum(&mut self) {
         self.set_checksum(0);
         let sum = checksum(&self.buf.as_ref()[..self.header_len()]);
@@ -244,6 +278,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
     /// incrementally (RFC 1624 eqn. 3, so a header whose checksum was wrong stays exactly as
     /// wrong). Returns the new TTL, or `None` (and changes nothing) when the TTL is already
     /// 0 and the packet must be dropped.
+    #[inline]
     pub fn decrement_ttl(&mut self) -> Option<u8> {
         let ttl = self.ttl().checked_sub(1)?;
         let proto = self.protocol() as u16;
@@ -279,6 +314,7 @@ pub struct Ipv4Repr {
 
 impl Ipv4Repr {
     /// A first fragment with DF set, TTL 64, no options: the common case.
+    #[inline]
     pub fn new(src_addr: [u8; 4], dst_addr: [u8; 4], protocol: u8, total_len: u16) -> Self {
         Ipv4Repr {
             src_addr,
@@ -294,11 +330,13 @@ impl Ipv4Repr {
         }
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         field::MIN_HEADER_LEN + self.options.len()
     }
 
     /// The header's fields; the checksum must be right (a repr re-emits a computed one).
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(p: &Ipv4Packet<T>) -> Result<Self, Error> {
         if !p.verify_checksum() {
             return Err(Error::Checksum {
@@ -323,6 +361,7 @@ impl Ipv4Repr {
 
     /// Appends the header, checksum filled, to `out`. Options that are not whole 32-bit
     /// words or longer than 40 bytes, and a total length below the header, are refused.
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) -> Result<(), Error> {
         let hlen = self.header_len();
         if !self.options.len().is_multiple_of(4) || hlen > field::MAX_HEADER_LEN {

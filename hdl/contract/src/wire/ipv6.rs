@@ -32,6 +32,7 @@ pub struct Ipv6Packet<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> Ipv6Packet<T> {
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Ipv6, buf.as_ref(), field::HEADER_LEN)?;
         let p = Ipv6Packet { buf };
@@ -42,6 +43,7 @@ impl<T: AsRef<[u8]>> Ipv6Packet<T> {
     }
 
     /// A view without checks, for writing a header into a buffer of at least 40 bytes.
+    #[inline]
     pub fn new_unchecked(buf: T) -> Self {
         Ipv6Packet { buf }
     }
@@ -50,40 +52,49 @@ impl<T: AsRef<[u8]>> Ipv6Packet<T> {
         super::get32(self.buf.as_ref(), field::VER_TC_FLOW)
     }
 
+    #[inline]
     pub fn version(&self) -> u8 {
         self.buf.as_ref()[field::VER_TC] >> 4
     }
 
+    #[inline]
     pub fn traffic_class(&self) -> u8 {
         (self.word0() >> 20) as u8
     }
 
+    #[inline]
     pub fn flow_label(&self) -> u32 {
         self.word0() & 0x000F_FFFF
     }
 
+    #[inline]
     pub fn payload_len(&self) -> u16 {
         get16(self.buf.as_ref(), field::PAYLOAD_LEN)
     }
 
+    #[inline]
     pub fn next_header(&self) -> u8 {
         self.buf.as_ref()[field::NEXT_HEADER]
     }
 
+    #[inline]
     pub fn hop_limit(&self) -> u8 {
         self.buf.as_ref()[field::HOP_LIMIT]
     }
 
+    #[inline]
     pub fn src_addr(&self) -> [u8; 16] {
         array(self.buf.as_ref(), field::SOURCE)
     }
 
+    #[inline]
     pub fn dst_addr(&self) -> [u8; 16] {
         array(self.buf.as_ref(), field::DESTINATION)
     }
 
     /// The bytes after the fixed header, up to the payload length or the end of the
     /// buffer; all of the buffer for payload length 0 (see the module docs).
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         let b = self.buf.as_ref();
         let n = self.payload_len() as usize;
@@ -94,38 +105,46 @@ impl<T: AsRef<[u8]>> Ipv6Packet<T> {
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6Packet<T> {
     /// Sets version 6 with the traffic class and flow label.
+    #[inline]
     pub fn set_version_class_flow(&mut self, traffic_class: u8, flow_label: u32) {
         let w = (field::VERSION as u32) << 28 | (traffic_class as u32) << 20 | flow_label & 0x000F_FFFF;
         super::put32(self.buf.as_mut(), field::VER_TC_FLOW, w);
     }
 
     /// Sets the raw first byte (adversarial frames: any version).
+    #[inline]
     pub fn set_ver_tc_byte(&mut self, byte: u8) {
         self.buf.as_mut()[field::VER_TC] = byte;
     }
 
+    #[inline]
     pub fn set_payload_len(&mut self, len: u16) {
         put16(self.buf.as_mut(), field::PAYLOAD_LEN, len);
     }
 
+    #[inline]
     pub fn set_next_header(&mut self, next: u8) {
         self.buf.as_mut()[field::NEXT_HEADER] = next;
     }
 
+    #[inline]
     pub fn set_hop_limit(&mut self, hops: u8) {
         self.buf.as_mut()[field::HOP_LIMIT] = hops;
     }
 
+    #[inline]
     pub fn set_src_addr(&mut self, a: [u8; 16]) {
         self.buf.as_mut()[field::SOURCE].copy_from_slice(&a);
     }
 
+    #[inline]
     pub fn set_dst_addr(&mut self, a: [u8; 16]) {
         self.buf.as_mut()[field::DESTINATION].copy_from_slice(&a);
     }
 
     /// What a router does before forwarding: hop limit minus one (IPv6 has no header
     /// checksum). `None`, and nothing changed, when it is already 0.
+    #[inline]
     pub fn decrement_hop_limit(&mut self) -> Option<u8> {
         let h = self.hop_limit().checked_sub(1)?;
         self.set_hop_limit(h);
@@ -149,6 +168,7 @@ impl Ipv6Repr {
     pub const LEN: usize = field::HEADER_LEN;
 
     /// Hop limit 64, traffic class and flow label 0.
+    #[inline]
     pub fn new(src_addr: [u8; 16], dst_addr: [u8; 16], next_header: u8, payload_len: u16) -> Self {
         Ipv6Repr {
             src_addr,
@@ -161,6 +181,7 @@ impl Ipv6Repr {
         }
     }
 
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(p: &Ipv6Packet<T>) -> Self {
         Ipv6Repr {
             src_addr: p.src_addr(),
@@ -173,6 +194,7 @@ impl Ipv6Repr {
         }
     }
 
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) {
         let at = out.len();
         out.resize(at + field::HEADER_LEN, 0);

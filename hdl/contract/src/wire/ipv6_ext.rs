@@ -30,6 +30,7 @@ pub mod field {
 }
 
 /// Whether `next_header` names an extension header the parsers skip.
+#[inline]
 pub fn is_skipped(next_header: u8) -> bool {
     matches!(next_header, HOP_BY_HOP | ROUTING | DEST_OPTS | FRAGMENT | AUTH)
 }
@@ -37,6 +38,7 @@ pub fn is_skipped(next_header: u8) -> bool {
 /// The length of the extension header of kind `kind` at the start of `buf`, read from the
 /// bytes that state it (2, or the whole 8 of a fragment header); the header itself may
 /// still be cut short. `None` for a kind that is not skipped.
+#[inline]
 pub fn header_len(kind: u8, buf: &[u8]) -> Option<Result<usize, Error>> {
     let stated = |unit: usize| {
         need(Header::Ipv6Ext, buf, field::LEN + 1).map(|_| (buf[field::LEN] as usize + 8 / unit) * unit)
@@ -60,6 +62,7 @@ pub struct Ipv6ExtHeader<T: AsRef<[u8]>> {
 impl<T: AsRef<[u8]>> Ipv6ExtHeader<T> {
     /// The view of the header of kind `kind` (the previous header's next-header value) at
     /// the start of `buf`, once the whole header is there.
+    #[inline]
     pub fn new_checked(buf: T, kind: u8) -> Result<Self, Error> {
         let value = kind as u64;
         let len = header_len(kind, buf.as_ref()).ok_or(Error::Field {
@@ -71,26 +74,31 @@ impl<T: AsRef<[u8]>> Ipv6ExtHeader<T> {
         Ok(Ipv6ExtHeader { buf, kind, len })
     }
 
+    #[inline]
     pub fn kind(&self) -> u8 {
         self.kind
     }
 
+    #[inline]
     pub fn next_header(&self) -> u8 {
         self.buf.as_ref()[field::NEXT_HEADER]
     }
 
     /// Length of the header in bytes.
+    #[inline]
     pub fn header_len(&self) -> usize {
         self.len
     }
 
     /// The header's bytes after next header and length.
+    #[inline]
     pub fn data(&self) -> &[u8] {
         &self.buf.as_ref()[field::LEN + 1..self.len]
     }
 
     /// Fragment header: the offset in 8-byte units (0 for other kinds). Non-zero means
     /// the rest of the packet is fragment data (RFC 8200 section 4.5).
+    #[inline]
     pub fn frag_offset(&self) -> u16 {
         match self.kind {
             FRAGMENT => get16(self.buf.as_ref(), field::FRAG_OFFSET) >> 3,
@@ -99,11 +107,13 @@ impl<T: AsRef<[u8]>> Ipv6ExtHeader<T> {
     }
 
     /// Fragment header: the M flag.
+    #[inline]
     pub fn more_fragments(&self) -> bool {
         self.kind == FRAGMENT && get16(self.buf.as_ref(), field::FRAG_OFFSET) & field::FRAG_MORE != 0
     }
 
     /// Fragment header: the identification (0 for other kinds).
+    #[inline]
     pub fn frag_ident(&self) -> u32 {
         match self.kind {
             FRAGMENT => get32(self.buf.as_ref(), field::FRAG_IDENT),
@@ -112,6 +122,7 @@ impl<T: AsRef<[u8]>> Ipv6ExtHeader<T> {
     }
 
     /// What follows the header.
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[self.len..]
     }
@@ -120,6 +131,7 @@ impl<T: AsRef<[u8]>> Ipv6ExtHeader<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6ExtHeader<T> {
     /// Sets the raw length byte (a fragment header's reserved byte; adversarial frames
     /// with a length that disagrees with what follows).
+    #[inline]
     pub fn set_len_byte(&mut self, b: u8) {
         self.buf.as_mut()[field::LEN] = b;
     }
@@ -137,21 +149,25 @@ pub struct Ipv6ExtRepr {
 impl Ipv6ExtRepr {
     /// A hop-by-hop, routing or destination-options header of `units` 8-byte units, its
     /// option area zero (Pad1 options).
+    #[inline]
     pub fn options(kind: u8, next_header: u8, units: usize) -> Self {
         Ipv6ExtRepr { kind, next_header, data: vec![0; units * 8 - 2] }
     }
 
     /// A fragment header.
+    #[inline]
     pub fn fragment(next_header: u8, offset: u16, more: bool, ident: u32) -> Self {
         let mut data = (offset << 3 | more as u16).to_be_bytes().to_vec();
         data.extend_from_slice(&ident.to_be_bytes());
         Ipv6ExtRepr { kind: FRAGMENT, next_header, data }
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         self.data.len() + 2
     }
 
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(h: &Ipv6ExtHeader<T>) -> Self {
         Ipv6ExtRepr { kind: h.kind, next_header: h.next_header(), data: h.data().to_vec() }
     }
@@ -175,6 +191,7 @@ impl Ipv6ExtRepr {
         }
     }
 
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) -> Result<(), Error> {
         let len = self.len_byte()?;
         out.push(self.next_header);

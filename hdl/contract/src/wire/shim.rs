@@ -74,20 +74,24 @@ impl std::error::Error for ShimError {}
 
 impl IntShim {
     /// Encoded length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         Self::encoded_len(self.hops.len())
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.hops.is_empty()
     }
 
     /// Sum of the hop latencies: the packet's in-network delay.
+    #[inline]
     pub fn total_latency_ns(&self) -> u64 {
         self.hops.iter().map(|h| h.latency_ns as u64).sum()
     }
 
     /// Parses a shim at the start of `buf`; returns it and the payload after it.
+    #[inline]
     pub fn parse(buf: &[u8]) -> Result<(Self, &[u8]), ShimError> {
         let v = ShimHeader::new_checked(buf)?;
         let hops = (0..v.hop_count() as usize).map(|i| v.hop(i)).collect();
@@ -95,11 +99,13 @@ impl IntShim {
     }
 
     /// Appends the encoded shim to `out`.
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) {
         Self::emit_hops(self.next_type, &self.hops, out);
     }
 
     /// Appends a shim of `hops` before `next_type` to `out` (no [`IntShim`] needed).
+    #[inline]
     pub fn emit_hops(next_type: u16, hops: &[Hop], out: &mut Vec<u8>) {
         out.push(KIND_INT_STACK);
         out.push(0);
@@ -112,6 +118,7 @@ impl IntShim {
     }
 
     /// Encoded length of a shim of `hops` hops.
+    #[inline]
     pub const fn encoded_len(hops: usize) -> usize {
         field::HOPS + field::HOP_LEN * hops
     }
@@ -125,6 +132,7 @@ pub struct ShimHeader<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> ShimHeader<T> {
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, ShimError> {
         let b = buf.as_ref();
         if b.len() < field::HOPS {
@@ -145,28 +153,34 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
 
     /// A view without checks (at least [`field::HOPS`] bytes): for writing a shim, or
     /// one with more hops than a NIC accepts.
+    #[inline]
     pub fn new_unchecked(buf: T) -> Self {
         ShimHeader { buf }
     }
 
+    #[inline]
     pub fn kind(&self) -> u8 {
         self.buf.as_ref()[field::KIND]
     }
 
+    #[inline]
     pub fn flags(&self) -> u8 {
         self.buf.as_ref()[field::FLAGS]
     }
 
     /// The EtherType of what follows the shim.
+    #[inline]
     pub fn next_type(&self) -> u16 {
         get16(self.buf.as_ref(), field::NEXT_TYPE)
     }
 
+    #[inline]
     pub fn hop_count(&self) -> u16 {
         get16(self.buf.as_ref(), field::HOP_COUNT)
     }
 
     /// Shim length with its hop records.
+    #[inline]
     pub fn header_len(&self) -> usize {
         field::HOPS + field::HOP_LEN * self.hop_count() as usize
     }
@@ -176,12 +190,14 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
     }
 
     /// Hop record `i` (< [`ShimHeader::hop_count`]).
+    #[inline]
     pub fn hop(&self, i: usize) -> Hop {
         let h = &self.buf.as_ref()[self.hop_at(i)..self.hop_at(i + 1)];
         Hop { switch_id: get16(h, field::HOP_SWITCH), latency_ns: get32(h, field::HOP_LATENCY) }
     }
 
     /// What follows the shim.
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[self.header_len()..]
     }
@@ -189,20 +205,24 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> ShimHeader<T> {
     /// Sets the kind byte (a frame with an unknown kind is malformed at the NIC).
+    #[inline]
     pub fn set_kind(&mut self, kind: u8) {
         self.buf.as_mut()[field::KIND] = kind;
     }
 
+    #[inline]
     pub fn set_next_type(&mut self, ethertype: u16) {
         put16(self.buf.as_mut(), field::NEXT_TYPE, ethertype);
     }
 
     /// Sets the count field (the records must be there: see [`push_hop`]).
+    #[inline]
     pub fn set_hop_count(&mut self, n: u16) {
         put16(self.buf.as_mut(), field::HOP_COUNT, n);
     }
 
     /// Rewrites hop record `i` (< [`ShimHeader::hop_count`]).
+    #[inline]
     pub fn set_hop(&mut self, i: usize, hop: Hop) {
         let at = self.hop_at(i);
         let h = &mut self.buf.as_mut()[at..at + field::HOP_LEN];
@@ -215,6 +235,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> ShimHeader<T> {
 /// Ethernet/VLAN headers when the frame has none (the EtherType there moves into the
 /// shim's next type). A frame whose L2 headers do not parse, or whose shim is bad, is
 /// refused unchanged.
+#[inline]
 pub fn ensure_int_stack(frame: &mut Vec<u8>) -> Result<usize, Error> {
     let l2 = walk_l2(frame)?;
     if l2.ethertype == ETHERTYPE_SHIM {
@@ -230,6 +251,7 @@ pub fn ensure_int_stack(frame: &mut Vec<u8>) -> Result<usize, Error> {
 
 /// Appends `hop` to the INT stack at `shim_at` (from [`ensure_int_stack`]) and counts it,
 /// as a switch does on the path. A full stack ([`MAX_HOPS`]) is refused unchanged.
+#[inline]
 pub fn push_hop(frame: &mut Vec<u8>, shim_at: usize, hop: Hop) -> Result<(), Error> {
     let v = ShimHeader::new_checked(&frame[shim_at..])?;
     let n = v.hop_count();

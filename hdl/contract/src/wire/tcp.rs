@@ -46,6 +46,7 @@ pub struct TcpPacket<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> TcpPacket<T> {
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Tcp, buf.as_ref(), field::MIN_HEADER_LEN)?;
         let p = TcpPacket { buf };
@@ -55,53 +56,65 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
         Ok(p)
     }
 
+    #[inline]
     pub fn new_unchecked(buf: T) -> Self {
         TcpPacket { buf }
     }
 
+    #[inline]
     pub fn src_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::SRC_PORT)
     }
 
+    #[inline]
     pub fn dst_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::DST_PORT)
     }
 
+    #[inline]
     pub fn seq(&self) -> u32 {
         get32(self.buf.as_ref(), field::SEQ)
     }
 
+    #[inline]
     pub fn ack(&self) -> u32 {
         get32(self.buf.as_ref(), field::ACK)
     }
 
     /// Data offset in 32-bit words.
+    #[inline]
     pub fn data_offset(&self) -> u8 {
         self.buf.as_ref()[field::DATA_OFFSET] >> 4
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         self.data_offset() as usize * 4
     }
 
     /// Reserved bits and flags ([`flags`]), the low 12 bits of bytes 12..14.
+    #[inline]
     pub fn flags(&self) -> u16 {
         get16(self.buf.as_ref(), field::OFFSET_FLAGS) & 0x0FFF
     }
 
+    #[inline]
     pub fn window(&self) -> u16 {
         get16(self.buf.as_ref(), field::WINDOW)
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         get16(self.buf.as_ref(), field::CHECKSUM)
     }
 
+    #[inline]
     pub fn urgent(&self) -> u16 {
         get16(self.buf.as_ref(), field::URGENT)
     }
 
     /// The options, as far as the buffer holds them.
+    #[inline]
     pub fn options(&self) -> &[u8] {
         let b = self.buf.as_ref();
         &b[field::MIN_HEADER_LEN..b.len().min(self.header_len())]
@@ -109,35 +122,43 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> TcpPacket<T> {
+    #[inline]
     pub fn set_src_port(&mut self, p: u16) {
         put16(self.buf.as_mut(), field::SRC_PORT, p);
     }
 
+    #[inline]
     pub fn set_dst_port(&mut self, p: u16) {
         put16(self.buf.as_mut(), field::DST_PORT, p);
     }
 
+    #[inline]
     pub fn set_seq(&mut self, v: u32) {
         put32(self.buf.as_mut(), field::SEQ, v);
     }
 
+    #[inline]
     pub fn set_ack(&mut self, v: u32) {
         put32(self.buf.as_mut(), field::ACK, v);
     }
 
     /// Sets the data offset (32-bit words, any 4-bit value) and the low 12 bits.
+    #[inline]
     pub fn set_offset_flags(&mut self, data_offset: u8, flags: u16) {
         put16(self.buf.as_mut(), field::OFFSET_FLAGS, (data_offset as u16) << 12 | flags & 0x0FFF);
     }
 
+    #[inline]
     pub fn set_window(&mut self, v: u16) {
         put16(self.buf.as_mut(), field::WINDOW, v);
     }
 
+    #[inline]
     pub fn set_checksum(&mut self, v: u16) {
         put16(self.buf.as_mut(), field::CHECKSUM, v);
     }
 
+    #[inline]
     pub fn set_urgent(&mut self, v: u16) {
         put16(self.buf.as_mut(), field::URGENT, v);
     }
@@ -160,6 +181,7 @@ pub struct TcpRepr {
 
 impl TcpRepr {
     /// The ports, everything else 0.
+    #[inline]
     pub fn new(src_port: u16, dst_port: u16) -> Self {
         TcpRepr {
             src_port,
@@ -174,11 +196,13 @@ impl TcpRepr {
         }
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         field::MIN_HEADER_LEN + self.options.len()
     }
 
     /// The header's fields; its options must all be in the buffer.
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(p: &TcpPacket<T>) -> Result<Self, Error> {
         need(Header::Tcp, p.buf.as_ref(), p.header_len())?;
         Ok(TcpRepr {
@@ -194,6 +218,7 @@ impl TcpRepr {
         })
     }
 
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) -> Result<(), Error> {
         let hlen = self.header_len();
         if !self.options.len().is_multiple_of(4) || hlen > 60 {

@@ -25,49 +25,60 @@ pub struct UdpPacket<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> UdpPacket<T> {
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Udp, buf.as_ref(), field::HEADER_LEN)?;
         Ok(UdpPacket { buf })
     }
 
+    #[inline]
     pub fn src_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::SRC_PORT)
     }
 
+    #[inline]
     pub fn dst_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::DST_PORT)
     }
 
+    #[inline]
     pub fn len(&self) -> u16 {
         get16(self.buf.as_ref(), field::LENGTH)
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() as usize <= field::HEADER_LEN
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         get16(self.buf.as_ref(), field::CHECKSUM)
     }
 
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[field::HEADER_LEN..]
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
+    #[inline]
     pub fn set_src_port(&mut self, p: u16) {
         put16(self.buf.as_mut(), field::SRC_PORT, p);
     }
 
+    #[inline]
     pub fn set_dst_port(&mut self, p: u16) {
         put16(self.buf.as_mut(), field::DST_PORT, p);
     }
 
+    #[inline]
     pub fn set_len(&mut self, v: u16) {
         put16(self.buf.as_mut(), field::LENGTH, v);
     }
 
+    #[inline]
     pub fn set_checksum(&mut self, v: u16) {
         put16(self.buf.as_mut(), field::CHECKSUM, v);
     }
@@ -87,14 +98,17 @@ impl UdpRepr {
     pub const LEN: usize = field::HEADER_LEN;
 
     /// The ports, length 8 (no data) and checksum 0 (none computed).
+    #[inline]
     pub fn new(src_port: u16, dst_port: u16) -> Self {
         UdpRepr { src_port, dst_port, length: field::HEADER_LEN as u16, checksum: 0 }
     }
 
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(p: &UdpPacket<T>) -> Self {
         UdpRepr { src_port: p.src_port(), dst_port: p.dst_port(), length: p.len(), checksum: p.checksum() }
     }
 
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) {
         for v in [self.src_port, self.dst_port, self.length, self.checksum] {
             out.extend_from_slice(&v.to_be_bytes());

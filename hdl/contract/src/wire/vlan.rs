@@ -25,6 +25,7 @@ pub mod field {
 pub const TAG_ETHERTYPES: [u16; 3] = [ETHERTYPE_VLAN, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD];
 
 /// Whether `ethertype` announces a VLAN tag.
+#[inline]
 pub fn is_tag(ethertype: u16) -> bool {
     TAG_ETHERTYPES.contains(&ethertype)
 }
@@ -36,34 +37,41 @@ pub struct VlanTag<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> VlanTag<T> {
+    #[inline]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Vlan, buf.as_ref(), field::TAG_LEN)?;
         Ok(VlanTag { buf })
     }
 
+    #[inline]
     pub fn tci(&self) -> u16 {
         get16(self.buf.as_ref(), field::TCI)
     }
 
     /// The 12-bit VLAN ID.
+    #[inline]
     pub fn vlan_id(&self) -> u16 {
         self.tci() & 0x0FFF
     }
 
+    #[inline]
     pub fn ethertype(&self) -> u16 {
         get16(self.buf.as_ref(), field::ETHERTYPE)
     }
 
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[field::TAG_LEN..]
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> VlanTag<T> {
+    #[inline]
     pub fn set_tci(&mut self, tci: u16) {
         put16(self.buf.as_mut(), field::TCI, tci);
     }
 
+    #[inline]
     pub fn set_ethertype(&mut self, ethertype: u16) {
         put16(self.buf.as_mut(), field::ETHERTYPE, ethertype);
     }
@@ -79,10 +87,12 @@ pub struct VlanRepr {
 impl VlanRepr {
     pub const LEN: usize = field::TAG_LEN;
 
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(tag: &VlanTag<T>) -> Self {
         VlanRepr { tci: tag.tci(), ethertype: tag.ethertype() }
     }
 
+    #[inline]
     pub fn emit(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.tci.to_be_bytes());
         out.extend_from_slice(&self.ethertype.to_be_bytes());
@@ -105,6 +115,7 @@ pub struct L2 {
 /// Walks Ethernet and up to [`MAX_VLAN_TAGS`] tags, the rule both parsers follow: a further
 /// tag is [`Error::TooManyTags`] (checked before that tag's length), a cut header
 /// [`Error::Truncated`].
+#[inline]
 pub fn walk_l2(frame: &[u8]) -> Result<L2, Error> {
     let eth = EthernetFrame::new_checked(frame)?;
     let mut l2 = L2 {
