@@ -203,7 +203,7 @@ impl LatencyTower {
         // The NIC's d = 3 takes the window kernel; any other geometry the cell-wise one
         // (lanes past d are padded as overflowed cells, which no rule touches).
         if let Some(mut k) = self.windows() {
-            let at = k.bytes_at(idx);
+            let at = k.offsets(idx);
             return k.insert(&at, units);
         }
         self.cells().insert(idx, units)

@@ -14,7 +14,7 @@ use crate::sketch::hashing::HashBank;
 use crate::sketch::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::hash::index;
-use smartnic_contract::packing::mask;
+use smartnic_contract::packing::{mask, PackedView};
 use smartnic_contract::per_switch::{field, SWITCH_KEY_LEN};
 use smartnic_contract::FlowKey;
 
@@ -34,11 +34,11 @@ pub trait HopKernel {
     fn insert(&mut self, loc: &Self::Loc, units: u64) -> PairEstimate;
 }
 
-/// One array of [`Windows`]: its buckets' bytes and the layout of a bucket.
+/// One array of [`Windows`]: a view of its buckets and the layout of a bucket.
 struct Window<'a> {
-    bytes: &'a mut [u8],
+    bits: PackedView<'a>,
     depth: u32,
-    bucket_bytes: usize,
+    bucket_bits: u64,
     count_width: u8,
     count_mask: u64,
     sum_mask: u64,
@@ -48,22 +48,9 @@ struct Window<'a> {
     sum_marker: u32,
 }
 
-impl Window<'_> {
-    #[inline(always)]
-    fn load(&self, at: usize) -> u64 {
-        let b: [u8; 8] = self.bytes[at..at + 8].try_into().expect("an 8-byte window");
-        u64::from_le_bytes(b)
-    }
-
-    #[inline(always)]
-    fn store(&mut self, at: usize, value: u64) {
-        self.bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
-    }
-}
-
 /// The tower of `D` arrays whose buckets start on byte boundaries and fit in 64 bits (the
-/// NIC's 32-, 48- and 64-bit buckets): a hop's location is the byte of its bucket in each
-/// array, and each bucket is one 64-bit load and one store.
+/// NIC's 32-, 48- and 64-bit buckets): a hop's location is the bit offset of its bucket in
+/// each array, and each bucket is one 64-bit window, loaded once and stored once.
 pub struct Windows<'a, const D: usize> {
     hashes: &'a HashBank<SWITCH_KEY_LEN>,
     mode: InsertMode,
@@ -71,10 +58,9 @@ pub struct Windows<'a, const D: usize> {
 }
 
 impl<'a, const D: usize> Windows<'a, D> {
-    /// The kernel of `tower`, when its geometry is `D` windowed arrays on a little-endian
-    /// machine (where a window's bytes are the packed stream in order).
+    /// The kernel of `tower`, when its geometry is `D` windowed arrays.
     pub(super) fn of(tower: &'a mut LatencyTower) -> Option<Self> {
-        if !(tower.windowed && cfg!(target_endian = "little")) {
+        if !tower.windowed {
             return None;
         }
         let arrays: &mut [Array; D] = tower.arrays.as_mut_slice().try_into().ok()?;
@@ -86,30 +72,30 @@ impl<'a, const D: usize> Windows<'a, D> {
 fn window(a: &mut Array) -> Window<'_> {
     Window {
         depth: a.depth,
-        bucket_bytes: (a.bucket_bits / 8) as usize,
+        bucket_bits: a.bucket_bits,
         count_width: a.count_width,
         count_mask: mask(a.count_width),
         sum_mask: mask(a.sum_width),
         rest_mask: !(u64::MAX >> (64 - a.bucket_bits)),
         count_marker: a.count_marker,
         sum_marker: a.sum_marker,
-        bytes: a.bits.stream_bytes_mut(),
+        bits: a.bits.view_mut(),
     }
 }
 
 impl<const D: usize> Windows<'_, D> {
-    /// The byte of bucket `idx[k]` in each array `k`.
+    /// The bit offset of bucket `idx[k]` in each array `k`.
     #[inline(always)]
-    pub(super) fn bytes_at(&self, idx: &[u32; MAX_ARRAYS]) -> [usize; D] {
-        std::array::from_fn(|k| idx[k] as usize * self.arrays[k].bucket_bytes)
+    pub(super) fn offsets(&self, idx: &[u32; MAX_ARRAYS]) -> [u64; D] {
+        std::array::from_fn(|k| idx[k] as u64 * self.arrays[k].bucket_bits)
     }
 }
 
 impl<const D: usize> HopKernel for Windows<'_, D>
 where
-    [usize; D]: Default,
+    [u64; D]: Default,
 {
-    type Loc = [usize; D];
+    type Loc = [u64; D];
 
     #[inline(always)]
     fn flow_part(&self, flow: &FlowKey) -> FlowPart {
@@ -117,16 +103,16 @@ where
     }
 
     #[inline(always)]
-    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [usize; D] {
+    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [u64; D] {
         let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
         let h = self.hashes.hash_parts(&[flow.0, switch]);
-        std::array::from_fn(|k| index(h[k], self.arrays[k].depth) as usize * self.arrays[k].bucket_bytes)
+        std::array::from_fn(|k| index(h[k], self.arrays[k].depth) as u64 * self.arrays[k].bucket_bits)
     }
 
     #[inline(always)]
-    fn prefetch(&self, loc: &[usize; D]) {
+    fn prefetch(&self, loc: &[u64; D]) {
         for (a, &at) in self.arrays.iter().zip(loc) {
-            crate::trace::prefetch(a.bytes.as_ptr().wrapping_add(at));
+            a.bits.prefetch(at);
         }
     }
 
@@ -134,8 +120,8 @@ where
     /// field ([`step_pair`]), each window written back once with the bits past its bucket
     /// kept.
     #[inline(always)]
-    fn insert(&mut self, loc: &[usize; D], units: u64) -> PairEstimate {
-        let win: [u64; D] = std::array::from_fn(|k| self.arrays[k].load(loc[k]));
+    fn insert(&mut self, loc: &[u64; D], units: u64) -> PairEstimate {
+        let win: [u64; D] = std::array::from_fn(|k| self.arrays[k].bits.window(loc[k]));
         let count: [u32; D] = std::array::from_fn(|k| (win[k] & self.arrays[k].count_mask) as u32);
         let sum: [u32; D] = std::array::from_fn(|k| {
             let a = &self.arrays[k];
@@ -148,7 +134,7 @@ where
         let (before, count, sum) = step_pair(self.mode, (count, sum), markers, units);
         for (k, a) in self.arrays.iter_mut().enumerate() {
             let cells = count[k] as u64 | (sum[k] as u64) << a.count_width;
-            a.store(loc[k], (win[k] & a.rest_mask) | cells);
+            a.bits.set_window(loc[k], (win[k] & a.rest_mask) | cells);
         }
         before
     }
