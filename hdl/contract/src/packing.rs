@@ -255,10 +255,10 @@ impl<S: AsRef<[u64]> + AsMut<[u64]>> PackedBits<S> {
     }
 
     /// The buffer as bytes, the padding word included: on a little-endian machine the
-    /// packed stream in order, so a kernel whose cells start on byte boundaries loads and
-    /// stores each as its own bytes. SuMax's does: a cell is one 2- or 4-byte store, where
-    /// an in-word write is a read-modify-write of its word (38 against 25 Mpps).
-    #[cfg(target_endian = "little")]
+    /// packed stream in order (callers check `cfg!(target_endian = "little")`), so a kernel
+    /// whose cells start on byte boundaries loads and stores each as its own bytes. SuMax's
+    /// does: a cell is one 2- or 4-byte store, where an in-word write is a read-modify-write
+    /// of its word (38 against 25 Mpps).
     pub fn stream_bytes_mut(&mut self) -> &mut [u8] {
         let len = self.w().len() * 8;
         // SAFETY: the words' memory is `len` initialized bytes, any byte pattern is a valid

@@ -94,6 +94,22 @@ impl PairEstimate {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowPart([u32; MAX_MEMBERS]);
 
+impl FlowPart {
+    /// What `flow` adds to its hop keys' hashes under the latency tower's `hashes`.
+    #[inline(always)]
+    fn of(hashes: &HashBank<SWITCH_KEY_LEN>, flow: &FlowKey) -> Self {
+        FlowPart(hashes.part(field::FLOW.start, flow.as_bytes()))
+    }
+
+    /// The hashes of this flow's hop key at `switch_id`: only the switch ID's two bytes
+    /// are hashed here.
+    #[inline(always)]
+    fn hop_hashes(&self, hashes: &HashBank<SWITCH_KEY_LEN>, switch_id: u16) -> [u32; MAX_MEMBERS] {
+        let switch = hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
+        hashes.hash_parts(&[self.0, switch])
+    }
+}
+
 /// The latency tower with its insertion mode.
 #[derive(Clone, Debug)]
 pub struct LatencyTower {
@@ -155,18 +171,17 @@ impl LatencyTower {
     }
 
     /// What `flow` adds to the hashes of each of its hop keys ([`HashBank::part`]): one
-    /// evaluation per packet, shared by all its hops ([`LatencyTower::prefetch_hop`]).
+    /// evaluation per packet, shared by all its hops ([`LatencyTower::hop_indices`]).
     #[inline(always)]
     pub fn flow_part(&self, flow: &FlowKey) -> FlowPart {
-        FlowPart(self.hashes.part(field::FLOW.start, flow.as_bytes()))
+        FlowPart::of(&self.hashes, flow)
     }
 
     /// [`LatencyTower::indices`] of the hop key of the flow of `flow` at `switch_id`, with
     /// only the switch ID's two bytes hashed here.
     #[inline(always)]
     pub fn hop_indices(&self, flow: &FlowPart, switch_id: u16) -> [u32; MAX_ARRAYS] {
-        let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
-        self.buckets(self.hashes.hash_parts(&[flow.0, switch]))
+        self.buckets(flow.hop_hashes(&self.hashes, switch_id))
     }
 
     /// The tower as a batch loop drives it ([`HopKernel`]): [`Windows`] for the NIC's

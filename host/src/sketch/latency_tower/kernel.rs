@@ -15,7 +15,7 @@ use crate::sketch::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::hash::index;
 use smartnic_contract::packing::{mask, PackedView};
-use smartnic_contract::per_switch::{field, SWITCH_KEY_LEN};
+use smartnic_contract::per_switch::SWITCH_KEY_LEN;
 use smartnic_contract::FlowKey;
 
 /// What a batch loop does with the tower, hop by hop. A hop is located (its buckets found)
@@ -99,13 +99,12 @@ where
 
     #[inline(always)]
     fn flow_part(&self, flow: &FlowKey) -> FlowPart {
-        FlowPart(self.hashes.part(field::FLOW.start, flow.as_bytes()))
+        FlowPart::of(self.hashes, flow)
     }
 
     #[inline(always)]
     fn locate(&self, flow: &FlowPart, switch_id: u16) -> [u64; D] {
-        let switch = self.hashes.part(field::SWITCH_ID.start, &switch_id.to_be_bytes());
-        let h = self.hashes.hash_parts(&[flow.0, switch]);
+        let h = flow.hop_hashes(self.hashes, switch_id);
         std::array::from_fn(|k| index(h[k], self.arrays[k].depth) as u64 * self.arrays[k].bucket_bits)
     }
 
