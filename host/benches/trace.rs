@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig};
 use smartnic::trace::gen::{generate, GenConfig, ShimConfig};
 use smartnic::trace::pipeline::{for_each_batch, BATCH};
-use smartnic::trace::stats::compute_from;
+use smartnic::trace::stats::{compute_from, Keep};
 use smartnic::trace::{Format, Packet, PacketReader, TraceError};
 
 const PACKETS: u64 = 500_000;
@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("stats", |b| {
         b.iter(|| {
             let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
-            compute_from(&mut r, |_| {}).unwrap().totals.flows
+            compute_from(&mut r, Keep::Top(10), |_| {}).unwrap().totals.flows
         })
     });
     let packets: Vec<Packet> = {

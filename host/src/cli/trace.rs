@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::trace::gen::{generate_files, GenConfig, Latency, ShimConfig};
-use crate::trace::stats::{compute_from, TraceStats};
+use crate::trace::stats::{compute_from, Keep, TraceStats};
 use crate::trace::{Format, PacketReader, Totals};
 
 #[derive(Debug, Subcommand)]
@@ -186,19 +186,21 @@ fn gen(args: &GenArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Reads a trace into stats, with a spinner on a terminal.
-pub fn compute_with_progress(path: &Path, format: Format) -> anyhow::Result<TraceStats> {
+/// Reads a trace into stats with records of the flows `keep` names, with a spinner on a
+/// terminal.
+pub fn compute_with_progress(path: &Path, format: Format, keep: Keep) -> anyhow::Result<TraceStats> {
     let mut reader = PacketReader::open_as(path, format)
         .with_context(|| format!("cannot read {} (try --format)", path.display()))?;
     let pb = super::progress::bar(None, "reading");
-    let stats = compute_from(&mut reader, |n| pb.set_position(n))
+    let stats = compute_from(&mut reader, keep, |n| pb.set_position(n))
         .with_context(|| format!("{} is damaged; frames before the error were read", path.display()))?;
     pb.finish_and_clear();
     Ok(stats)
 }
 
 fn stats(args: &StatsArgs, json: bool) -> anyhow::Result<()> {
-    let s = compute_with_progress(&args.file, args.format)?;
+    let keep = if json && args.all_flows { Keep::All } else { Keep::Top(args.top) };
+    let s = compute_with_progress(&args.file, args.format, keep)?;
     if json {
         return super::print_json(&s.report(args.top, args.all_flows));
     }

@@ -132,7 +132,14 @@ impl FlowAcc {
 
 /// Sorts flows the way every listing shows them: most packets first, then by key bytes.
 pub fn sort_flows(flows: &mut [(FlowKey, FlowRecord)]) {
-    flows.sort_unstable_by(|a, b| b.1.packets.cmp(&a.1.packets).then(a.0.cmp(&b.0)));
+    flows.sort_unstable_by(|a, b| rank(a.1.packets, &a.0, b.1.packets, &b.0));
+}
+
+/// The listing order of two flows of `pa` and `pb` packets: most packets first, then by key
+/// bytes.
+#[inline]
+pub fn rank(pa: u64, ka: &FlowKey, pb: u64, kb: &FlowKey) -> std::cmp::Ordering {
+    pb.cmp(&pa).then(ka.cmp(kb))
 }
 
 /// The ground-truth file written next to a generated trace.
