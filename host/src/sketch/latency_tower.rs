@@ -18,7 +18,11 @@ use smartnic_contract::packing::PackedBits;
 use smartnic_contract::per_switch::{field, switch_key, LatencyTowerGeometry, SWITCH_KEY_LEN};
 use smartnic_contract::FlowKey;
 
+#[cfg(target_arch = "x86_64")]
+mod acu_avx2;
 mod kernel;
+#[cfg(target_arch = "x86_64")]
+pub use kernel::AcuWindows;
 pub use kernel::{Cells, HopKernel, Windows};
 
 /// A hop key: switch ID ++ flow key.

@@ -9,6 +9,8 @@
 //! they stay in registers or on the stack. [`Cells`] is any other geometry, through the
 //! tower's own methods.
 
+#[cfg(target_arch = "x86_64")]
+use super::acu_avx2;
 use super::{insert_cells, step_pair, Array, FlowPart, LatencyTower, PairEstimate};
 use crate::sketch::hashing::HashBank;
 use crate::sketch::tower::MAX_ARRAYS;
@@ -84,6 +86,11 @@ fn window(a: &mut Array) -> Window<'_> {
 }
 
 impl<const D: usize> Windows<'_, D> {
+    /// The insertion mode of the tower.
+    pub fn mode(&self) -> InsertMode {
+        self.mode
+    }
+
     /// The bit offset of bucket `idx[k]` in each array `k`.
     #[inline(always)]
     pub(super) fn offsets(&self, idx: &[u32; MAX_ARRAYS]) -> [u64; D] {
@@ -134,6 +141,68 @@ where
         for (k, a) in self.arrays.iter_mut().enumerate() {
             let cells = count[k] as u64 | (sum[k] as u64) << a.count_width;
             a.bits.set_window(loc[k], (win[k] & a.rest_mask) | cells);
+        }
+        before
+    }
+}
+
+/// [`Windows`] of the NIC's d = 3 in approximate CU, the NIC's default mode, with each
+/// hop's step on both fields in one AVX2 vector ([`acu_avx2`]): the same cells and
+/// estimates as [`Windows::insert`].
+#[cfg(target_arch = "x86_64")]
+pub struct AcuWindows<'a> {
+    windows: Windows<'a, 3>,
+    layout: acu_avx2::Layout,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> AcuWindows<'a> {
+    /// The kernel over `windows`, which must be in approximate CU.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (every [`AcuWindows`] relies on it).
+    pub unsafe fn new(windows: Windows<'a, 3>) -> Self {
+        assert_eq!(windows.mode, InsertMode::Acu, "the vector step is approximate CU's");
+        let lanes = windows
+            .arrays
+            .each_ref()
+            .map(|a| (a.count_width, a.count_mask, a.sum_mask, a.rest_mask, a.count_marker, a.sum_marker));
+        // SAFETY: the caller's CPU has AVX2.
+        let layout = unsafe { acu_avx2::Layout::new(lanes) };
+        AcuWindows { windows, layout }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl HopKernel for AcuWindows<'_> {
+    type Loc = [u64; 3];
+
+    #[inline(always)]
+    fn flow_part(&self, flow: &FlowKey) -> FlowPart {
+        self.windows.flow_part(flow)
+    }
+
+    #[inline(always)]
+    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [u64; 3] {
+        self.windows.locate(flow, switch_id)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, loc: &[u64; 3]) {
+        self.windows.prefetch(loc)
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, loc: &[u64; 3], units: u64) -> PairEstimate {
+        let a = &mut self.windows.arrays;
+        let win = [a[0].bits.window(loc[0]), a[1].bits.window(loc[1]), a[2].bits.window(loc[2])];
+        // A sum grown past 32 bits saturates either way, so units past u32::MAX (which a
+        // 32-bit latency cannot give) would step as u32::MAX does.
+        let units = units.min(u32::MAX as u64) as u32;
+        // SAFETY: an `AcuWindows` exists only on a CPU with AVX2 (`AcuWindows::of`).
+        let (before, out) = unsafe { acu_avx2::step(&self.layout, win, units) };
+        for k in 0..3 {
+            a[k].bits.set_window(loc[k], out[k]);
         }
         before
     }
