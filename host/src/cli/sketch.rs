@@ -6,16 +6,18 @@
 //! writes its latency tower, key table and inflated-latency records into the snapshot of
 //! every epoch that held at least one INT hop.
 
+use std::ops::Range;
+
 use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use super::size::parse_bytes;
 use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
-use crate::sketch::per_switch_worker::PerSwitchWorker;
+use crate::sketch::per_switch_worker::{HopWork, PerSwitchWorker};
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
-use crate::trace::pipeline::{self, for_each_batch};
-use crate::trace::{Format, Packet, PacketReader};
+use crate::trace::pipeline::{self, for_each_shared_batch, SharedBatch};
+use crate::trace::{Format, PacketReader};
 use anyhow::{bail, Context};
 use clap::Args;
 use serde::Serialize;
@@ -153,6 +155,8 @@ struct PerSwitchRun {
     half: PerSwitchWorker,
     /// Did the current epoch hold an INT hop?
     saw_int: bool,
+    /// The flow keys of the batch being fed (the flow tower's batch loop reads keys).
+    keys: Vec<FlowKey>,
 }
 
 impl PerSwitchRun {
@@ -167,19 +171,21 @@ impl PerSwitchRun {
             ..PerSwitchConfig::nic_default()
         };
         let half = PerSwitchWorker::start(PerSwitch::new(config).context("per-switch half")?);
-        Ok(Some(PerSwitchRun { tower, half, saw_int: false }))
+        Ok(Some(PerSwitchRun { tower, half, saw_int: false, keys: Vec::new() }))
     }
 
     /// Inserts `batch` into the flow tower (the same counters as a batch insertion), then
     /// hands the half each packet with its flow's estimate right after its insertion: the
     /// half never reads the flow tower, so the whole batch's estimates can come first.
-    fn feed(&mut self, sketch: &mut AnySketch, batch: &[Packet], epoch: u64) {
-        let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(batch) };
-        let mut hops = self.half.batch();
-        hops.fill(batch);
-        t.insert_and_query_batch(&hops.keys, &mut hops.estimates);
-        self.saw_int |= hops.has_hops();
-        self.half.send(epoch as u32, hops);
+    fn feed(&mut self, sketch: &mut AnySketch, batch: &SharedBatch, range: Range<usize>, epoch: u64) {
+        let packets = &batch[range.clone()];
+        let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(packets) };
+        self.keys.clear();
+        self.keys.extend(packets.iter().map(|p| p.key));
+        let mut estimates = self.half.estimates();
+        t.insert_and_query_batch(&self.keys, &mut estimates);
+        self.saw_int |= packets.iter().any(|p| !p.hops.is_empty());
+        self.half.send(epoch as u32, HopWork { packets: batch.clone(), range, estimates });
     }
 
     /// The epoch's per-switch sections (none when it held no INT hop) and what they hold;
@@ -203,15 +209,21 @@ impl PerSwitchRun {
 }
 
 /// Records `batch` in every sketch, and in the per-switch half when there is one.
-fn feed(sketches: &mut [AnySketch], batch: &[Packet], per_switch: Option<&mut PerSwitchRun>, epoch: u64) {
+fn feed(
+    sketches: &mut [AnySketch],
+    batch: &SharedBatch,
+    range: Range<usize>,
+    per_switch: Option<&mut PerSwitchRun>,
+    epoch: u64,
+) {
     let Some(ps) = per_switch else {
-        return sketches.iter_mut().for_each(|s| s.insert_packets(batch));
+        return sketches.iter_mut().for_each(|s| s.insert_packets(&batch[range.clone()]));
     };
     for (i, s) in sketches.iter_mut().enumerate() {
         if i == ps.tower {
-            ps.feed(s, batch, epoch);
+            ps.feed(s, batch, range.clone(), epoch);
         } else {
-            s.insert_packets(batch);
+            s.insert_packets(&batch[range.clone()]);
         }
     }
 }
@@ -231,15 +243,16 @@ impl EpochRun {
     /// epoch is written as its snapshot and the sketches cleared.
     fn feed_split(
         &mut self,
-        mut batch: &[Packet],
+        batch: &SharedBatch,
         sketches: &mut [AnySketch],
         mut per_switch: Option<&mut PerSwitchRun>,
         output: &Path,
     ) -> anyhow::Result<()> {
-        while !batch.is_empty() {
+        let mut start = 0;
+        while start < batch.len() {
             let room = self.epochs.map_or(u64::MAX, |n| n - self.in_epoch);
-            let (now, later) = batch.split_at(room.min(batch.len() as u64) as usize);
-            feed(sketches, now, per_switch.as_deref_mut(), self.epoch);
+            let now = start..start + room.min((batch.len() - start) as u64) as usize;
+            feed(sketches, batch, now.clone(), per_switch.as_deref_mut(), self.epoch);
             self.in_epoch += now.len() as u64;
             self.total += now.len() as u64;
             if self.epochs == Some(self.in_epoch) {
@@ -248,7 +261,7 @@ impl EpochRun {
                 self.epoch += 1;
                 self.in_epoch = 0;
             }
-            batch = later;
+            start = now.end;
         }
         Ok(())
     }
@@ -275,8 +288,8 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let mut run = EpochRun { epochs, epoch: 0, in_epoch: 0, total: 0, out: Vec::new() };
     // The parser thread reads ahead while the sketches insert; a batch is cut where an
     // epoch ends, so every packet lands in the epoch it belongs to.
-    for_each_batch(&mut reader, pipeline::BATCH, |batch| {
-        run.feed_split(batch, &mut sketches, per_switch.as_mut(), &args.output)?;
+    for_each_shared_batch(&mut reader, pipeline::BATCH, |batch| {
+        run.feed_split(&batch, &mut sketches, per_switch.as_mut(), &args.output)?;
         pb.set_position(run.total);
         Ok::<_, anyhow::Error>(())
     })

@@ -33,9 +33,9 @@ const HOPS_AHEAD: usize = 8;
 /// locations (a few hundred hops) stay in L1.
 const CHUNK: usize = 64;
 
-/// What the half reads of a batch of packets: each one's flow key and its hops in path
-/// order. A slice of parsed packets is one; [`super::per_switch_worker::HopBatch`], the flat
-/// form that crosses to the half's own thread without an allocation a packet, is the other.
+/// What the half (and SuMax's batch loop) reads of a batch of packets: each one's flow key
+/// and its hops in path order. A slice of parsed packets is the source today; the batch
+/// loops see only this, so another packet layout needs no change to them.
 pub trait HopSource {
     /// Packets in the batch.
     fn packets(&self) -> usize;

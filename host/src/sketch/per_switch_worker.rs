@@ -7,70 +7,33 @@
 //! them. The half sees the same packets in the same order as on the caller's thread, so its
 //! buckets, table and records are exactly [`PerSwitch::observe_batch`]'s.
 //!
-//! Batches cross in the flat [`HopBatch`] form (keys, hop ends, hops: three vectors, not an
-//! allocation a packet) through a bounded channel, and the emptied ones come back for reuse,
-//! so memory stays [`DEPTH`] batches whatever the trace length.
+//! Batches cross as the parser's own [`SharedBatch`]es (no copy of the keys and hops),
+//! with a range of their packets and a vector of estimates, through a bounded channel; the
+//! estimate vectors come back for reuse, so memory stays [`DEPTH`] batches whatever the
+//! trace length.
 
+use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use super::per_switch::{HopSource, PerSwitch};
-use crate::trace::Packet;
-use smartnic_contract::shim::Hop;
+use super::per_switch::PerSwitch;
+use crate::trace::pipeline::SharedBatch;
 use smartnic_contract::wire::record::InflatedRecord;
-use smartnic_contract::FlowKey;
 
 /// Batches in flight to the half's thread.
 pub const DEPTH: usize = 4;
 
-/// A batch of packets as the half reads them, with each packet's flow estimate.
-#[derive(Clone, Debug, Default)]
-pub struct HopBatch {
-    /// Packet `n`'s flow key.
-    pub keys: Vec<FlowKey>,
-    /// Packet `n`'s hops are `hops[ends[n - 1]..ends[n]]` (from 0 for the first).
-    ends: Vec<u32>,
-    hops: Vec<Hop>,
-    /// Packet `n`'s flow estimate right after its insertion into the flow tower.
+/// Packets `range` of a parsed batch, with each one's flow estimate right after its
+/// insertion into the flow tower (`estimates[n]` for packet `range.start + n`).
+pub struct HopWork {
+    pub packets: SharedBatch,
+    pub range: Range<usize>,
     pub estimates: Vec<u64>,
 }
 
-impl HopBatch {
-    /// Replaces the batch's packets with `packets`' keys and hops (estimates are left for
-    /// the caller to fill, one per packet).
-    pub fn fill(&mut self, packets: &[Packet]) {
-        self.keys.clear();
-        self.ends.clear();
-        self.hops.clear();
-        for p in packets {
-            self.keys.push(p.key);
-            self.hops.extend_from_slice(&p.hops);
-            self.ends.push(self.hops.len() as u32);
-        }
-    }
-
-    /// Does any packet of the batch carry a hop?
-    pub fn has_hops(&self) -> bool {
-        !self.hops.is_empty()
-    }
-}
-
-impl HopSource for HopBatch {
-    fn packets(&self) -> usize {
-        self.keys.len()
-    }
-    fn key(&self, n: usize) -> &FlowKey {
-        &self.keys[n]
-    }
-    fn hops(&self, n: usize) -> &[Hop] {
-        let start = n.checked_sub(1).map_or(0, |m| self.ends[m] as usize);
-        &self.hops[start..self.ends[n] as usize]
-    }
-}
-
 enum Job {
-    /// Observe a batch in an epoch.
-    Batch(u32, HopBatch),
+    /// Observe packets in an epoch.
+    Batch(u32, HopWork),
     /// Send the half as it stands (every batch sent before observed) and its records, then
     /// start the next epoch cleared.
     Take(SyncSender<(PerSwitch, Vec<InflatedRecord>)>),
@@ -79,7 +42,7 @@ enum Job {
 /// A [`PerSwitch`] running on its own thread.
 pub struct PerSwitchWorker {
     jobs: Option<SyncSender<Job>>,
-    spare: Receiver<HopBatch>,
+    spare: Receiver<Vec<u64>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -95,15 +58,16 @@ impl PerSwitchWorker {
         PerSwitchWorker { jobs: Some(jobs), spare, thread: Some(thread) }
     }
 
-    /// An emptied batch to fill (a returned one when there is one).
-    pub fn batch(&self) -> HopBatch {
+    /// An emptied estimate vector to fill (a returned one when there is one).
+    pub fn estimates(&self) -> Vec<u64> {
         self.spare.try_recv().unwrap_or_default()
     }
 
-    /// Hands `batch` (its estimates filled) to the half, to observe in `epoch`.
-    pub fn send(&mut self, epoch: u32, batch: HopBatch) {
-        assert_eq!(batch.estimates.len(), batch.keys.len(), "one estimate per packet");
-        if self.sender().send(Job::Batch(epoch, batch)).is_err() {
+    /// Hands `work` (its estimates filled) to the half, to observe in `epoch`.
+    pub fn send(&mut self, epoch: u32, work: HopWork) {
+        assert_eq!(work.estimates.len(), work.range.len(), "one estimate per packet");
+        assert!(work.range.end <= work.packets.len(), "packets of the batch");
+        if self.sender().send(Job::Batch(epoch, work)).is_err() {
             self.died();
         }
     }
@@ -144,14 +108,17 @@ impl Drop for PerSwitchWorker {
     }
 }
 
-/// The thread: observes each batch and returns it emptied, hands out the half on request.
-fn serve(mut half: PerSwitch, inbox: &Receiver<Job>, give_back: &SyncSender<HopBatch>) {
+/// The thread: observes each batch and returns its estimates emptied (the batch itself goes
+/// back to the parser as it is dropped), hands out the half on request.
+fn serve(mut half: PerSwitch, inbox: &Receiver<Job>, give_back: &SyncSender<Vec<u64>>) {
     for job in inbox {
         match job {
-            Job::Batch(epoch, batch) => {
-                half.observe_batch(epoch, &batch, &batch.estimates);
-                // A full return channel only means the sender has batches enough.
-                let _ = give_back.try_send(batch);
+            Job::Batch(epoch, HopWork { packets, range, mut estimates }) => {
+                half.observe_batch(epoch, &packets[range], &estimates);
+                drop(packets);
+                estimates.clear();
+                // A full return channel only means the sender has vectors enough.
+                let _ = give_back.try_send(estimates);
             }
             Job::Take(reply) => {
                 // Drained first, so the records move instead of being copied with the half.
@@ -167,8 +134,11 @@ fn serve(mut half: PerSwitch, inbox: &Receiver<Job>, give_back: &SyncSender<HopB
 mod tests {
     use super::*;
     use crate::sketch::per_switch::PerSwitchConfig;
+    use crate::trace::Packet;
     use smartnic_contract::geometry::InsertMode;
     use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry};
+    use smartnic_contract::shim::Hop;
+    use smartnic_contract::FlowKey;
 
     /// Packets with 0 to 6 hops over 41 flows.
     fn packets(n: u32) -> Vec<Packet> {
@@ -200,13 +170,14 @@ mod tests {
         let mut worker = PerSwitchWorker::start(here.clone());
         let mut inflated = 0;
         for (epoch, (ps, es)) in packets.chunks(1700).zip(estimates.chunks(1700)).enumerate() {
-            for (p, e) in ps.chunks(300).zip(es.chunks(300)) {
+            let batch = SharedBatch::detached(ps.to_vec());
+            for (n, (p, e)) in ps.chunks(300).zip(es.chunks(300)).enumerate() {
                 here.observe_batch(epoch as u32, p, e);
-                let mut b = worker.batch();
-                b.fill(p);
-                b.estimates.clear();
-                b.estimates.extend_from_slice(e);
-                worker.send(epoch as u32, b);
+                let mut estimates = worker.estimates();
+                assert!(estimates.is_empty());
+                estimates.extend_from_slice(e);
+                let range = n * 300..n * 300 + p.len();
+                worker.send(epoch as u32, HopWork { packets: batch.clone(), range, estimates });
             }
             let (there, records) = worker.take();
             for a in 0..3 {
@@ -222,19 +193,5 @@ mod tests {
             here.clear();
         }
         assert!(inflated > 0, "the detector never fired: the test proves too little");
-    }
-
-    #[test]
-    fn a_batch_reads_back_each_packet_s_key_and_hops() {
-        let ps = packets(30);
-        let mut b = HopBatch::default();
-        b.fill(&ps);
-        assert_eq!(b.packets(), 30);
-        for (n, p) in ps.iter().enumerate() {
-            assert_eq!((b.key(n), b.hops(n)), (&p.key, &p.hops[..]));
-        }
-        assert!(b.has_hops());
-        b.fill(&ps[..1]);
-        assert!(!b.has_hops(), "packet 0 has no hops");
     }
 }

@@ -8,7 +8,9 @@
 //! hands the emptied vectors back, so the steady state allocates no batch.
 
 use std::io::Read;
+use std::ops::Deref;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 
 use super::capture::PacketReader;
 use super::error::TraceError;
@@ -21,6 +23,49 @@ pub const DEPTH: usize = 4;
 /// Packets per batch handed to the consumer.
 pub const BATCH: usize = 4096;
 
+/// Emptied vectors the parser keeps for reuse: the batches in flight to the consumer, and
+/// as many again held further on (a consumer's own worker thread, [`SharedBatch`]).
+const SPARE: usize = 2 * DEPTH + 2;
+
+/// A batch of parsed packets that threads share without copying it: clones are cheap, and
+/// the last one dropped hands the vector back to the parser for reuse (its packets' hop
+/// vectors keep their memory).
+///
+/// Why: `sketch run` hands each batch to the per-switch half's thread after the flow
+/// sketches; copying the batch's keys and hops over cost the consumer's thread as much as
+/// the flow tower's insertion.
+#[derive(Clone, Debug)]
+pub struct SharedBatch {
+    /// `None` only while dropping.
+    packets: Option<Arc<Vec<Packet>>>,
+    home: SyncSender<Vec<Packet>>,
+}
+
+impl SharedBatch {
+    /// A batch of `packets` that no parser takes back (tests, and callers that parsed on
+    /// their own): the last clone dropped frees it.
+    pub fn detached(packets: Vec<Packet>) -> Self {
+        let (home, _) = sync_channel(0);
+        SharedBatch { packets: Some(Arc::new(packets)), home }
+    }
+}
+
+impl Deref for SharedBatch {
+    type Target = [Packet];
+    fn deref(&self) -> &[Packet] {
+        self.packets.as_deref().expect("a batch holds its packets until dropped")
+    }
+}
+
+impl Drop for SharedBatch {
+    fn drop(&mut self) {
+        if let Some(v) = self.packets.take().and_then(Arc::into_inner) {
+            // A full return channel (or a finished parser) only means the vector is freed.
+            let _ = self.home.try_send(v);
+        }
+    }
+}
+
 /// Hands every IP packet of `reader`, in file order, to `consume` in batches of at most
 /// `batch` packets, with reading and parsing on a second thread. Stops at the first error
 /// of either side and returns it; `reader.counts()` afterwards tells what was read.
@@ -30,16 +75,30 @@ where
     E: From<TraceError>,
     F: FnMut(&[Packet]) -> Result<(), E>,
 {
+    for_each_shared_batch(reader, batch, |b| consume(&b))
+}
+
+/// [`for_each_batch`] with each batch handed over as a [`SharedBatch`], which the consumer
+/// may pass on to other threads; the vector returns to the parser when the last clone is
+/// dropped.
+pub fn for_each_shared_batch<R, E, F>(
+    reader: &mut PacketReader<R>,
+    batch: usize,
+    mut consume: F,
+) -> Result<(), E>
+where
+    R: Read + Send,
+    E: From<TraceError>,
+    F: FnMut(SharedBatch) -> Result<(), E>,
+{
     let batch = batch.max(1);
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = sync_channel(DEPTH);
-        let (empty_tx, empty_rx) = sync_channel(DEPTH + 2);
+        let (empty_tx, empty_rx) = sync_channel(SPARE);
         scope.spawn(move || produce(reader, batch, &full_tx, &empty_rx));
         for sent in full_rx {
             let packets: Vec<Packet> = sent?;
-            consume(&packets)?;
-            // A full return channel only means the parser has vectors enough.
-            let _ = empty_tx.try_send(packets);
+            consume(SharedBatch { packets: Some(Arc::new(packets)), home: empty_tx.clone() })?;
         }
         Ok(())
     })
