@@ -112,8 +112,9 @@ fn produce<R: Read>(
     full: &SyncSender<Result<Vec<Packet>, TraceError>>,
     empty: &Receiver<Vec<Packet>>,
 ) {
+    let mut made = 0;
     loop {
-        let mut packets = empty.try_recv().unwrap_or_else(|_| Vec::with_capacity(batch));
+        let mut packets = recycled(empty, &mut made).unwrap_or_else(|| Vec::with_capacity(batch));
         let filled = fill(reader, &mut packets, batch);
         if !packets.is_empty() && full.send(Ok(packets)).is_err() {
             return;
@@ -125,6 +126,28 @@ fn produce<R: Read>(
         }
     }
 }
+
+/// A returned vector to fill, or `None` to make a new one (counted in `made`). Past
+/// [`SPARE`] vectors made, the parser waits for one to come back instead of making more: a
+/// new vector's packets are each a fresh allocation (their hop lists), and while the
+/// consumers still held the batches a parser that outran them allocated and freed a batch's
+/// worth of lists again and again, which tripled its time. It waits [`RETURN_WAIT`] at
+/// most, so a consumer that keeps batches only costs the allocations.
+fn recycled(empty: &Receiver<Vec<Packet>>, made: &mut usize) -> Option<Vec<Packet>> {
+    if let Ok(v) = empty.try_recv() {
+        return Some(v);
+    }
+    if *made >= SPARE {
+        if let Ok(v) = empty.recv_timeout(RETURN_WAIT) {
+            return Some(v);
+        }
+    }
+    *made += 1;
+    None
+}
+
+/// How long the parser waits for a batch vector to come back before making a new one.
+const RETURN_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Reads up to `batch` packets into `packets`, overwriting the packets a recycled vector
 /// still holds (their hop vectors keep their memory) before pushing new ones; `Ok(false)`
