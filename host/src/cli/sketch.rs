@@ -12,7 +12,7 @@ use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use super::size::parse_bytes;
 use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
-use crate::sketch::per_switch_worker::{HopWork, PerSwitchWorker};
+use crate::sketch::per_switch_worker::PerSwitchWorker;
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
@@ -146,65 +146,58 @@ struct PerSwitchInfo {
     inflated: u64,
 }
 
-/// The per-switch half of a `sketch run`, beside the flow sketch whose estimates feed it.
-/// The half runs on its own thread ([`PerSwitchWorker`]): it costs more than the flow
-/// sketches and needs nothing of them but each packet's estimate.
+/// The per-switch half of a `sketch run`, with the flow sketch whose estimates feed it.
+/// Both run on the half's own thread ([`PerSwitchWorker`]): the half costs more than the
+/// flow sketches and needs nothing of them but the tower's estimate of each packet.
 struct PerSwitchRun {
-    /// Index of the flow TowerSketch in the run's sketches.
+    /// Index of the flow TowerSketch in the run's sketches. Its slot there stays unfed
+    /// during an epoch: the thread's copy counts, and comes back at the epoch's end.
     tower: usize,
     half: PerSwitchWorker,
-    /// Did the current epoch hold an INT hop?
-    saw_int: bool,
-    /// The flow keys of the batch being fed (the flow tower's batch loop reads keys).
-    keys: Vec<FlowKey>,
 }
 
 impl PerSwitchRun {
     /// The half for `args`, fed by the first TowerSketch of `sketches`; `None` when turned
     /// off or when the run has no TowerSketch to size flows with.
     fn new(args: &RunArgs, sketches: &[AnySketch]) -> anyhow::Result<Option<Self>> {
-        let tower = sketches.iter().position(|s| matches!(s, AnySketch::Tower(_)));
-        let Some(tower) = tower.filter(|_| !args.no_per_switch) else { return Ok(None) };
+        let found = sketches.iter().enumerate().find_map(|(i, s)| match s {
+            AnySketch::Tower(t) => Some((i, t)),
+            _ => None,
+        });
+        let Some((tower, flow)) = found.filter(|_| !args.no_per_switch) else { return Ok(None) };
         let config = PerSwitchConfig {
             table_threshold: args.table_threshold,
             inflate_ratio_x256: args.inflate_ratio,
             ..PerSwitchConfig::nic_default()
         };
-        let half = PerSwitchWorker::start(PerSwitch::new(config).context("per-switch half")?);
-        Ok(Some(PerSwitchRun { tower, half, saw_int: false, keys: Vec::new() }))
+        let half = PerSwitchWorker::start(flow.clone(), PerSwitch::new(config).context("per-switch half")?);
+        Ok(Some(PerSwitchRun { tower, half }))
     }
 
-    /// Inserts `batch` into the flow tower (the same counters as a batch insertion), then
-    /// hands the half each packet with its flow's estimate right after its insertion: the
-    /// half never reads the flow tower, so the whole batch's estimates can come first.
-    fn feed(&mut self, sketch: &mut AnySketch, batch: &SharedBatch, range: Range<usize>, epoch: u64) {
-        let packets = &batch[range.clone()];
-        let AnySketch::Tower(t) = sketch else { return sketch.insert_packets(packets) };
-        self.keys.clear();
-        self.keys.extend(packets.iter().map(|p| p.key));
-        let mut estimates = self.half.estimates();
-        t.insert_and_query_batch(&self.keys, &mut estimates);
-        self.saw_int |= packets.iter().any(|p| !p.hops.is_empty());
-        self.half.send(epoch as u32, HopWork { packets: batch.clone(), range, estimates });
+    /// Hands packets `range` of `batch` to the tower and the half.
+    fn feed(&mut self, batch: &SharedBatch, range: Range<usize>, epoch: u64) {
+        self.half.send(epoch as u32, batch.clone(), range);
     }
 
-    /// The epoch's per-switch sections (none when it held no INT hop) and what they hold;
-    /// the half goes on with the next epoch cleared.
-    fn take_epoch(&mut self) -> (Vec<smartnic_driver::snapshot::PerSwitchSection>, Option<PerSwitchInfo>) {
-        let (half, records) = self.half.take();
-        let out = if self.saw_int {
-            let info = PerSwitchInfo {
-                hops: half.stats().hops,
-                table_flows: half.table.entries().count() as u64,
-                table_misses: half.table.misses(),
-                inflated: records.len() as u64,
-            };
-            (per_switch_sections(&half, &records), Some(info))
-        } else {
-            (Vec::new(), None)
+    /// Puts the epoch's flow tower back into `sketches`; returns the epoch's per-switch
+    /// sections (none when it held no INT hop) and what they hold. The thread goes on with
+    /// the next epoch cleared.
+    fn take_epoch(
+        &mut self,
+        sketches: &mut [AnySketch],
+    ) -> (Vec<smartnic_driver::snapshot::PerSwitchSection>, Option<PerSwitchInfo>) {
+        let (tower, half, records) = self.half.take();
+        sketches[self.tower] = AnySketch::Tower(tower);
+        if half.stats().hops == 0 {
+            return (Vec::new(), None);
+        }
+        let info = PerSwitchInfo {
+            hops: half.stats().hops,
+            table_flows: half.table.entries().count() as u64,
+            table_misses: half.table.misses(),
+            inflated: records.len() as u64,
         };
-        self.saw_int = false;
-        out
+        (per_switch_sections(&half, &records), Some(info))
     }
 }
 
@@ -219,10 +212,10 @@ fn feed(
     let Some(ps) = per_switch else {
         return sketches.iter_mut().for_each(|s| s.insert_packets(&batch[range.clone()]));
     };
+    // The half's thread first, so it works while the other sketches insert here.
+    ps.feed(batch, range.clone(), epoch);
     for (i, s) in sketches.iter_mut().enumerate() {
-        if i == ps.tower {
-            ps.feed(s, batch, range.clone(), epoch);
-        } else {
+        if i != ps.tower {
             s.insert_packets(&batch[range.clone()]);
         }
     }
@@ -363,8 +356,8 @@ fn write_epoch(
         Some(_) => output.join(format!("epoch-{epoch:06}.snap")),
         None => output.to_path_buf(),
     };
+    let (sections, info) = per_switch.map(|ps| ps.take_epoch(sketches)).unwrap_or_default();
     let mut snap = software_snapshot(sketches, epoch, packets)?;
-    let (sections, info) = per_switch.map(PerSwitchRun::take_epoch).unwrap_or_default();
     snap.per_switch = sections;
     snap.write_file(&path)?;
     sketches.iter_mut().for_each(AnySketch::clear);

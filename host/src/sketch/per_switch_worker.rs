@@ -1,81 +1,74 @@
-//! The per-switch half on a thread of its own, fed batch by batch.
+//! The per-switch half on a thread of its own, with the flow tower whose estimates feed
+//! its table, fed batch by batch.
 //!
 //! Why: in `sketch run` the half costs more than the flow sketches together (every packet
 //! carries several hops, each a latency-tower insertion and a detector check), yet it only
-//! needs each packet's key, hops and flow estimate, never the flow sketches themselves. On
-//! its own thread it overlaps with the flow sketches and the parser instead of adding to
-//! them. The half sees the same packets in the same order as on the caller's thread, so its
-//! buckets, table and records are exactly [`PerSwitch::observe_batch`]'s.
+//! needs each packet's key, hops and flow estimate, never the other flow sketches. On its
+//! own thread it overlaps with them and with the parser instead of adding to them. The flow
+//! tower comes along because its estimates are the half's input, and because the two
+//! threads before it (the parser, and the main thread's other sketches) would otherwise
+//! carry more work than this one on two cores. The tower and the half see the same packets
+//! in the same order as on the caller's thread, so every counter, bucket, table slot and
+//! record is exactly what [`Tower::insert_and_query_batch`] and [`PerSwitch::observe_batch`]
+//! leave there.
 //!
-//! Batches cross as the parser's own [`SharedBatch`]es (no copy of the keys and hops),
-//! with a range of their packets and a vector of estimates, through a bounded channel; the
-//! estimate vectors come back for reuse, so memory stays [`DEPTH`] batches whatever the
-//! trace length.
+//! Batches cross as the parser's own [`SharedBatch`]es (no copy of the keys and hops), with
+//! a range of their packets, through a bounded channel, so memory stays [`DEPTH`] batches
+//! whatever the trace length.
 
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use super::per_switch::PerSwitch;
+use super::Tower;
 use crate::trace::pipeline::SharedBatch;
 use smartnic_contract::wire::record::InflatedRecord;
+use smartnic_contract::FlowKey;
 
 /// Batches in flight to the half's thread.
 pub const DEPTH: usize = 4;
 
-/// Packets `range` of a parsed batch, with each one's flow estimate right after its
-/// insertion into the flow tower (`estimates[n]` for packet `range.start + n`).
-pub struct HopWork {
-    pub packets: SharedBatch,
-    pub range: Range<usize>,
-    pub estimates: Vec<u64>,
-}
+/// What an epoch's end hands back: the flow tower, the half and its records (drained, so
+/// the half comes without them).
+pub type EpochState = (Tower, PerSwitch, Vec<InflatedRecord>);
 
 enum Job {
-    /// Observe packets in an epoch.
-    Batch(u32, HopWork),
-    /// Send the half as it stands (every batch sent before observed) and its records, then
+    /// Insert packets `range` of a batch in an epoch.
+    Batch(u32, SharedBatch, Range<usize>),
+    /// Send the tower and the half as they stand (every batch sent before inserted), then
     /// start the next epoch cleared.
-    Take(SyncSender<(PerSwitch, Vec<InflatedRecord>)>),
+    Take(SyncSender<EpochState>),
 }
 
-/// A [`PerSwitch`] running on its own thread.
+/// A flow [`Tower`] and the [`PerSwitch`] half it feeds, running on their own thread.
 pub struct PerSwitchWorker {
     jobs: Option<SyncSender<Job>>,
-    spare: Receiver<Vec<u64>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl PerSwitchWorker {
-    /// Starts `half` on a new thread.
-    pub fn start(half: PerSwitch) -> Self {
+    /// Starts `tower` and `half` on a new thread.
+    pub fn start(tower: Tower, half: PerSwitch) -> Self {
         let (jobs, inbox) = sync_channel(DEPTH);
-        let (give_back, spare) = sync_channel(DEPTH + 2);
         let thread = std::thread::Builder::new()
             .name("per-switch".into())
-            .spawn(move || serve(half, &inbox, &give_back))
+            .spawn(move || serve(tower, half, &inbox))
             .expect("spawning the per-switch thread");
-        PerSwitchWorker { jobs: Some(jobs), spare, thread: Some(thread) }
+        PerSwitchWorker { jobs: Some(jobs), thread: Some(thread) }
     }
 
-    /// An emptied estimate vector to fill (a returned one when there is one).
-    pub fn estimates(&self) -> Vec<u64> {
-        self.spare.try_recv().unwrap_or_default()
-    }
-
-    /// Hands `work` (its estimates filled) to the half, to observe in `epoch`.
-    pub fn send(&mut self, epoch: u32, work: HopWork) {
-        assert_eq!(work.estimates.len(), work.range.len(), "one estimate per packet");
-        assert!(work.range.end <= work.packets.len(), "packets of the batch");
-        if self.sender().send(Job::Batch(epoch, work)).is_err() {
+    /// Hands packets `range` of `batch` to the thread, to insert in `epoch`.
+    pub fn send(&mut self, epoch: u32, batch: SharedBatch, range: Range<usize>) {
+        assert!(range.end <= batch.len(), "packets of the batch");
+        if self.sender().send(Job::Batch(epoch, batch, range)).is_err() {
             self.died();
         }
     }
 
-    /// The half once every batch sent so far is observed, and its records (drained: the
-    /// half comes without them); the thread goes on with the same half cleared
-    /// ([`PerSwitch::clear`]), as an epoch's end does.
-    pub fn take(&mut self) -> (PerSwitch, Vec<InflatedRecord>) {
+    /// The tower and the half once every batch sent so far is inserted, and the half's
+    /// records; the thread goes on with both cleared, as an epoch's end does.
+    pub fn take(&mut self) -> EpochState {
         let (reply, answer) = sync_channel(1);
         if self.sender().send(Job::Take(reply)).is_err() {
             self.died();
@@ -108,22 +101,25 @@ impl Drop for PerSwitchWorker {
     }
 }
 
-/// The thread: observes each batch and returns its estimates emptied (the batch itself goes
-/// back to the parser as it is dropped), hands out the half on request.
-fn serve(mut half: PerSwitch, inbox: &Receiver<Job>, give_back: &SyncSender<Vec<u64>>) {
+/// The thread: inserts each batch into the tower, then the half with each packet's
+/// estimate right after its insertion (the half never reads the tower, so the whole
+/// batch's estimates can come first); hands out both on request.
+fn serve(mut tower: Tower, mut half: PerSwitch, inbox: &Receiver<Job>) {
+    let (mut keys, mut estimates): (Vec<FlowKey>, Vec<u64>) = (Vec::new(), Vec::new());
     for job in inbox {
         match job {
-            Job::Batch(epoch, HopWork { packets, range, mut estimates }) => {
-                half.observe_batch(epoch, &packets[range], &estimates);
-                drop(packets);
-                estimates.clear();
-                // A full return channel only means the sender has vectors enough.
-                let _ = give_back.try_send(estimates);
+            Job::Batch(epoch, batch, range) => {
+                let packets = &batch[range];
+                keys.clear();
+                keys.extend(packets.iter().map(|p| p.key));
+                tower.insert_and_query_batch(&keys, &mut estimates);
+                half.observe_batch(epoch, packets, &estimates);
             }
             Job::Take(reply) => {
                 // Drained first, so the records move instead of being copied with the half.
                 let records = half.drain_records();
-                let _ = reply.send((half.clone(), records));
+                let _ = reply.send((tower.clone(), half.clone(), records));
+                tower.clear();
                 half.clear();
             }
         }
@@ -135,7 +131,7 @@ mod tests {
     use super::*;
     use crate::sketch::per_switch::PerSwitchConfig;
     use crate::trace::Packet;
-    use smartnic_contract::geometry::InsertMode;
+    use smartnic_contract::geometry::{InsertMode, TowerGeometry};
     use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry};
     use smartnic_contract::shim::Hop;
     use smartnic_contract::FlowKey;
@@ -153,8 +149,9 @@ mod tests {
             .collect()
     }
 
-    /// Fed through the thread in batches, epoch after epoch, the half is the one fed on the
-    /// caller's thread: the same buckets, table, records and counts at every epoch end.
+    /// Fed through the thread in batches, epoch after epoch, the tower and the half are the
+    /// ones fed on the caller's thread: the same counters, buckets, table, records and
+    /// counts at every epoch end.
     #[test]
     fn the_thread_observes_what_the_caller_would() {
         let config = PerSwitchConfig {
@@ -165,22 +162,22 @@ mod tests {
             inflate_ratio_x256: 2 * 256,
         };
         let packets = packets(5000);
-        let estimates: Vec<u64> = (0..packets.len() as u64).map(|n| n * 5 % 11).collect();
+        let geometry = TowerGeometry::from_widths_depths(&[(4, 37), (8, 19), (16, 11)]);
+        let mut tower = Tower::new(geometry, InsertMode::Acu).unwrap();
         let mut here = PerSwitch::new(config.clone()).unwrap();
-        let mut worker = PerSwitchWorker::start(here.clone());
-        let mut inflated = 0;
-        for (epoch, (ps, es)) in packets.chunks(1700).zip(estimates.chunks(1700)).enumerate() {
+        let mut worker = PerSwitchWorker::start(tower.clone(), here.clone());
+        let (mut inflated, mut estimates) = (0, Vec::new());
+        for (epoch, ps) in packets.chunks(1700).enumerate() {
             let batch = SharedBatch::detached(ps.to_vec());
-            for (n, (p, e)) in ps.chunks(300).zip(es.chunks(300)).enumerate() {
-                here.observe_batch(epoch as u32, p, e);
-                let mut estimates = worker.estimates();
-                assert!(estimates.is_empty());
-                estimates.extend_from_slice(e);
-                let range = n * 300..n * 300 + p.len();
-                worker.send(epoch as u32, HopWork { packets: batch.clone(), range, estimates });
+            for (n, p) in ps.chunks(300).enumerate() {
+                let keys: Vec<FlowKey> = p.iter().map(|p| p.key).collect();
+                tower.insert_and_query_batch(&keys, &mut estimates);
+                here.observe_batch(epoch as u32, p, &estimates);
+                worker.send(epoch as u32, batch.clone(), n * 300..n * 300 + p.len());
             }
-            let (there, records) = worker.take();
+            let (their_tower, there, records) = worker.take();
             for a in 0..3 {
+                assert_eq!(their_tower.array_bytes(a), tower.array_bytes(a), "epoch {epoch}");
                 assert_eq!(there.latency.array_bytes(a), here.latency.array_bytes(a), "epoch {epoch}");
             }
             for w in 0..2 {
@@ -190,6 +187,8 @@ mod tests {
             inflated += here.stats().inflated;
             assert_eq!(records, here.drain_records(), "epoch {epoch}");
             assert!(there.records().is_empty(), "the records come apart from the half");
+            assert!(here.stats().table_inserts > 0, "the table filled: the estimates count");
+            tower.clear();
             here.clear();
         }
         assert!(inflated > 0, "the detector never fired: the test proves too little");
