@@ -199,7 +199,7 @@ impl HopKernel for AcuWindows<'_> {
         // A sum grown past 32 bits saturates either way, so units past u32::MAX (which a
         // 32-bit latency cannot give) would step as u32::MAX does.
         let units = units.min(u32::MAX as u64) as u32;
-        // SAFETY: an `AcuWindows` exists only on a CPU with AVX2 (`AcuWindows::of`).
+        // SAFETY: an `AcuWindows` exists only on a CPU with AVX2 (`AcuWindows::new`).
         let (before, out) = unsafe { acu_avx2::step(&self.layout, win, units) };
         for k in 0..3 {
             a[k].bits.set_window(loc[k], out[k]);
