@@ -46,6 +46,16 @@ fn run_writes_the_library_counters() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["packets"], 20_000);
+    // Each thread's CPU time (told on Linux) and time blocked, within the run's.
+    let stages = report["stages"].as_array().expect("stages");
+    let names: Vec<_> = stages.iter().map(|s| s["stage"].as_str().unwrap()).collect();
+    assert_eq!(names, ["parser", "sketches", "per-switch"], "{report}");
+    let wall = report["seconds"].as_f64().unwrap();
+    for s in stages {
+        let (cpu, waited) =
+            (s["cpu_s"].as_f64().expect("CPU time on Linux"), s["waited_s"].as_f64().unwrap());
+        assert!(cpu > 0.0 && (0.0..=wall).contains(&waited), "{s} in {wall} s");
+    }
     let s = Snapshot::read_file(&snap).unwrap();
     assert_eq!(s.packets, 20_000);
     assert_eq!(s.sections, library_sections(&packets));

@@ -16,7 +16,7 @@ use crate::sketch::per_switch_worker::PerSwitchWorker;
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
-use crate::trace::pipeline::{self, for_each_shared_batch, SharedBatch};
+use crate::trace::pipeline::{self, for_each_shared_batch, thread_cpu_s, SharedBatch, StageTime};
 use crate::trace::{Format, PacketReader};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -120,7 +120,19 @@ struct RunReport {
     non_ip: u64,
     malformed: u64,
     seconds: f64,
+    /// Each thread's CPU time and time blocked: the stage that seldom waits bounds the run.
+    stages: Vec<StageReport>,
     snapshots: Vec<SnapshotInfo>,
+}
+
+/// One thread of a `sketch run`.
+#[derive(Debug, Serialize)]
+struct StageReport {
+    /// `parser`, `sketches` (the flow sketches, on the main thread) or `per-switch` (the
+    /// half and the flow tower feeding it).
+    stage: &'static str,
+    #[serde(flatten)]
+    time: StageTime,
 }
 
 #[derive(Debug, Serialize)]
@@ -172,6 +184,11 @@ impl PerSwitchRun {
         };
         let half = PerSwitchWorker::start(flow.clone(), PerSwitch::new(config).context("per-switch half")?);
         Ok(Some(PerSwitchRun { tower, half }))
+    }
+
+    /// Ends the half's thread: its time, and how long the caller waited on it (seconds).
+    fn finish(self) -> (StageTime, f64) {
+        self.half.finish()
     }
 
     /// Hands packets `range` of `batch` to the tower and the half.
@@ -277,11 +294,12 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let mut reader = PacketReader::open_as(&args.trace, args.format)
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let start = std::time::Instant::now();
+    let main_cpu = thread_cpu_s();
     let pb = bar(None, "sketching");
     let mut run = EpochRun { epochs, epoch: 0, in_epoch: 0, total: 0, out: Vec::new() };
     // The parser thread reads ahead while the sketches insert; a batch is cut where an
     // epoch ends, so every packet lands in the epoch it belongs to.
-    for_each_shared_batch(&mut reader, pipeline::BATCH, |batch| {
+    let times = for_each_shared_batch(&mut reader, pipeline::BATCH, |batch| {
         run.feed_split(&batch, &mut sketches, per_switch.as_mut(), &args.output)?;
         pb.set_position(run.total);
         Ok::<_, anyhow::Error>(())
@@ -292,6 +310,17 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         out.push(write_epoch(&mut sketches, per_switch.as_mut(), &args.output, epochs, epoch, in_epoch)?);
     }
     pb.finish_and_clear();
+    let mut main = StageTime {
+        cpu_s: thread_cpu_s().zip(main_cpu).map(|(now, then)| now - then),
+        waited_s: times.consumer_waited_s,
+    };
+    let mut stages = vec![StageReport { stage: "parser", time: times.parser }];
+    if let Some(ps) = per_switch {
+        let (time, waited) = ps.finish();
+        main.waited_s += waited;
+        stages.push(StageReport { stage: "per-switch", time });
+    }
+    stages.insert(1, StageReport { stage: "sketches", time: main });
     let counts = reader.counts();
     let report = RunReport {
         trace: args.trace.display().to_string(),
@@ -299,6 +328,7 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         non_ip: counts.non_ip,
         malformed: counts.malformed,
         seconds: start.elapsed().as_secs_f64(),
+        stages,
         snapshots: out,
     };
     if let Some(per) = epochs {
@@ -311,6 +341,7 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         "{} packets ({} non-IP, {} malformed frames skipped) in {:.2} s",
         report.packets, report.non_ip, report.malformed, report.seconds
     );
+    println!("{}", stage_line(&report.stages));
     for s in &report.snapshots {
         print!("epoch {:>4}: {:>10} packets -> {}", s.epoch, s.packets, s.path);
         if let Some(p) = &s.per_switch {
@@ -319,6 +350,18 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         println!();
     }
     Ok(())
+}
+
+/// The stages' times in one line: each thread's CPU time and time blocked.
+fn stage_line(stages: &[StageReport]) -> String {
+    let each: Vec<String> = stages
+        .iter()
+        .map(|s| {
+            let cpu = s.time.cpu_s.map_or("?".to_string(), |c| format!("{c:.2}"));
+            format!("{} {cpu} s CPU, {:.2} s waiting", s.stage, s.time.waited_s)
+        })
+        .collect();
+    format!("threads: {}", each.join("; "))
 }
 
 /// The manifest of a complete `--epoch-packets` run.

@@ -19,10 +19,11 @@
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use super::per_switch::PerSwitch;
 use super::Tower;
-use crate::trace::pipeline::SharedBatch;
+use crate::trace::pipeline::{thread_cpu_s, SharedBatch, StageTime};
 use smartnic_contract::wire::record::InflatedRecord;
 use smartnic_contract::FlowKey;
 
@@ -44,7 +45,10 @@ enum Job {
 /// A flow [`Tower`] and the [`PerSwitch`] half it feeds, running on their own thread.
 pub struct PerSwitchWorker {
     jobs: Option<SyncSender<Job>>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<JoinHandle<StageTime>>,
+    /// How long the caller waited on the thread: for room in the job channel, or for an
+    /// epoch's state.
+    waited: Duration,
 }
 
 impl PerSwitchWorker {
@@ -55,25 +59,39 @@ impl PerSwitchWorker {
             .name("per-switch".into())
             .spawn(move || serve(tower, half, &inbox))
             .expect("spawning the per-switch thread");
-        PerSwitchWorker { jobs: Some(jobs), thread: Some(thread) }
+        PerSwitchWorker { jobs: Some(jobs), thread: Some(thread), waited: Duration::ZERO }
     }
 
     /// Hands packets `range` of `batch` to the thread, to insert in `epoch`.
     pub fn send(&mut self, epoch: u32, batch: SharedBatch, range: Range<usize>) {
         assert!(range.end <= batch.len(), "packets of the batch");
+        let sending = Instant::now();
         if self.sender().send(Job::Batch(epoch, batch, range)).is_err() {
             self.died();
         }
+        self.waited += sending.elapsed();
     }
 
     /// The tower and the half once every batch sent so far is inserted, and the half's
     /// records; the thread goes on with both cleared, as an epoch's end does.
     pub fn take(&mut self) -> EpochState {
+        let asked = Instant::now();
         let (reply, answer) = sync_channel(1);
         if self.sender().send(Job::Take(reply)).is_err() {
             self.died();
         }
-        answer.recv().unwrap_or_else(|_| self.died())
+        let state = answer.recv().unwrap_or_else(|_| self.died());
+        self.waited += asked.elapsed();
+        state
+    }
+
+    /// Ends the thread once every batch sent is inserted; returns its time, and how long
+    /// the caller waited on it (seconds).
+    pub fn finish(mut self) -> (StageTime, f64) {
+        self.jobs = None;
+        let thread = self.thread.take().expect("the thread lives until finished or dropped");
+        let time = thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (time, self.waited.as_secs_f64())
     }
 
     fn sender(&self) -> &SyncSender<Job> {
@@ -103,10 +121,15 @@ impl Drop for PerSwitchWorker {
 
 /// The thread: inserts each batch into the tower, then the half with each packet's
 /// estimate right after its insertion (the half never reads the tower, so the whole
-/// batch's estimates can come first); hands out both on request.
-fn serve(mut tower: Tower, mut half: PerSwitch, inbox: &Receiver<Job>) {
+/// batch's estimates can come first); hands out both on request. Returns its time, the
+/// wait being for jobs.
+fn serve(mut tower: Tower, mut half: PerSwitch, inbox: &Receiver<Job>) -> StageTime {
     let (mut keys, mut estimates): (Vec<FlowKey>, Vec<u64>) = (Vec::new(), Vec::new());
-    for job in inbox {
+    let mut waited = Duration::ZERO;
+    loop {
+        let asked = Instant::now();
+        let Ok(job) = inbox.recv() else { break };
+        waited += asked.elapsed();
         match job {
             Job::Batch(epoch, batch, range) => {
                 let packets = &batch[range];
@@ -124,6 +147,7 @@ fn serve(mut tower: Tower, mut half: PerSwitch, inbox: &Receiver<Job>) {
             }
         }
     }
+    StageTime { cpu_s: thread_cpu_s(), waited_s: waited.as_secs_f64() }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::io::Read;
 use std::ops::Deref;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::capture::PacketReader;
 use super::error::TraceError;
@@ -26,6 +27,35 @@ pub const BATCH: usize = 4096;
 /// Emptied vectors the parser keeps for reuse: the batches in flight to the consumer, and
 /// as many again held further on (a consumer's own worker thread, [`SharedBatch`]).
 const SPARE: usize = 2 * DEPTH + 2;
+
+/// Where one stage of a pipelined run (a thread) spent its time: working, and blocked on
+/// its neighbours. Tells which stage bounds a run: the one that never waits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StageTime {
+    /// CPU time of the stage's thread, in seconds (`None` where the system does not tell).
+    pub cpu_s: Option<f64>,
+    /// Wall time the stage spent blocked: waiting for input, or for room to pass its
+    /// output on, in seconds.
+    pub waited_s: f64,
+}
+
+/// CPU time the calling thread has used so far, in seconds (Linux: the scheduler's count
+/// in `/proc/thread-self/schedstat`; `None` elsewhere or when it cannot be read).
+pub fn thread_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
+/// What [`for_each_batch`] measured of its two sides.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PipelineTimes {
+    /// The parser thread: its CPU time, and how long it waited for the consumer (for room
+    /// in the channel, or for an emptied vector to come back).
+    pub parser: StageTime,
+    /// How long the consumer waited for the parser's batches, in seconds.
+    pub consumer_waited_s: f64,
+}
 
 /// A batch of parsed packets that threads share without copying it: clones are cheap, and
 /// the last one dropped hands the vector back to the parser for reuse (its packets' hop
@@ -67,9 +97,14 @@ impl Drop for SharedBatch {
 }
 
 /// Hands every IP packet of `reader`, in file order, to `consume` in batches of at most
-/// `batch` packets, with reading and parsing on a second thread. Stops at the first error
-/// of either side and returns it; `reader.counts()` afterwards tells what was read.
-pub fn for_each_batch<R, E, F>(reader: &mut PacketReader<R>, batch: usize, mut consume: F) -> Result<(), E>
+/// `batch` packets, with reading and parsing on a second thread, and returns where the two
+/// sides' time went. Stops at the first error of either side and returns it;
+/// `reader.counts()` afterwards tells what was read.
+pub fn for_each_batch<R, E, F>(
+    reader: &mut PacketReader<R>,
+    batch: usize,
+    mut consume: F,
+) -> Result<PipelineTimes, E>
 where
     R: Read + Send,
     E: From<TraceError>,
@@ -85,7 +120,7 @@ pub fn for_each_shared_batch<R, E, F>(
     reader: &mut PacketReader<R>,
     batch: usize,
     mut consume: F,
-) -> Result<(), E>
+) -> Result<PipelineTimes, E>
 where
     R: Read + Send,
     E: From<TraceError>,
@@ -95,36 +130,51 @@ where
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = sync_channel(DEPTH);
         let (empty_tx, empty_rx) = sync_channel(SPARE);
-        scope.spawn(move || produce(reader, batch, &full_tx, &empty_rx));
-        for sent in full_rx {
+        let parser = scope.spawn(move || produce(reader, batch, &full_tx, &empty_rx));
+        let mut waited = Duration::ZERO;
+        loop {
+            let asked = Instant::now();
+            let Ok(sent) = full_rx.recv() else { break };
+            waited += asked.elapsed();
             let packets: Vec<Packet> = sent?;
             consume(SharedBatch { packets: Some(Arc::new(packets)), home: empty_tx.clone() })?;
         }
-        Ok(())
+        // The parser has ended (the channel closed): only a panic makes its join fail.
+        let parser = parser.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok(PipelineTimes { parser, consumer_waited_s: waited.as_secs_f64() })
     })
 }
 
 /// The parser thread: fills recycled (or new) vectors and sends them until the trace
-/// ends, an error is sent (after the packets read before it), or the consumer has gone.
+/// ends, an error is sent (after the packets read before it), or the consumer has gone;
+/// returns its time.
 fn produce<R: Read>(
     reader: &mut PacketReader<R>,
     batch: usize,
     full: &SyncSender<Result<Vec<Packet>, TraceError>>,
     empty: &Receiver<Vec<Packet>>,
-) {
+) -> StageTime {
+    let mut waited = Duration::ZERO;
     let mut made = 0;
     loop {
-        let mut packets = recycled(empty, &mut made).unwrap_or_else(|| Vec::with_capacity(batch));
+        let mut packets =
+            recycled(empty, &mut made, &mut waited).unwrap_or_else(|| Vec::with_capacity(batch));
         let filled = fill(reader, &mut packets, batch);
+        let sending = Instant::now();
         if !packets.is_empty() && full.send(Ok(packets)).is_err() {
-            return;
+            break;
         }
+        waited += sending.elapsed();
         match filled {
             Ok(true) => {}
-            Ok(false) => return,
-            Err(e) => return drop(full.send(Err(e))),
+            Ok(false) => break,
+            Err(e) => {
+                let _ = full.send(Err(e));
+                break;
+            }
         }
     }
+    StageTime { cpu_s: thread_cpu_s(), waited_s: waited.as_secs_f64() }
 }
 
 /// A returned vector to fill, or `None` to make a new one (counted in `made`). Past
@@ -132,13 +182,17 @@ fn produce<R: Read>(
 /// new vector's packets are each a fresh allocation (their hop lists), and while the
 /// consumers still held the batches a parser that outran them allocated and freed a batch's
 /// worth of lists again and again, which tripled its time. It waits [`RETURN_WAIT`] at
-/// most, so a consumer that keeps batches only costs the allocations.
-fn recycled(empty: &Receiver<Vec<Packet>>, made: &mut usize) -> Option<Vec<Packet>> {
+/// most, so a consumer that keeps batches only costs the allocations. Time spent waiting
+/// is added to `waited`.
+fn recycled(empty: &Receiver<Vec<Packet>>, made: &mut usize, waited: &mut Duration) -> Option<Vec<Packet>> {
     if let Ok(v) = empty.try_recv() {
         return Some(v);
     }
     if *made >= SPARE {
-        if let Ok(v) = empty.recv_timeout(RETURN_WAIT) {
+        let asked = Instant::now();
+        let back = empty.recv_timeout(RETURN_WAIT);
+        *waited += asked.elapsed();
+        if let Ok(v) = back {
             return Some(v);
         }
     }
@@ -256,5 +310,49 @@ mod tests {
         let err =
             for_each_batch(&mut r, 10, |_| Err(TraceError::from(std::io::Error::other("stop")))).unwrap_err();
         assert!(err.to_string().contains("stop"));
+    }
+
+    /// Hands out at most 64 bytes per read, sleeping first: a slow disk.
+    struct Slow<'a>(&'a [u8]);
+
+    impl Read for Slow<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            std::thread::sleep(Duration::from_micros(200));
+            let n = buf.len().min(64).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// The waits land on the side that waits: a consumer that sleeps 5 ms a batch makes
+    /// the parser wait (it parses 20 batches in far less than the 100 ms slept, and only
+    /// `DEPTH` of them fit in the channel), and a slow reader makes the consumer wait. Each
+    /// wait is within the run's wall time, and each thread's CPU time is told on Linux.
+    #[test]
+    fn times_tell_which_side_waits() {
+        let bytes = trace_bytes(2_000);
+        let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+        let started = Instant::now();
+        let t = for_each_batch(&mut r, 100, |_| {
+            std::thread::sleep(Duration::from_millis(5));
+            Ok::<_, TraceError>(())
+        })
+        .unwrap();
+        let wall = started.elapsed().as_secs_f64();
+        assert!(t.parser.waited_s >= 0.03 && t.parser.waited_s <= wall, "{t:?} in {wall} s");
+        assert!(t.consumer_waited_s <= wall, "{t:?} in {wall} s");
+        let cpu = t.parser.cpu_s.expect("Linux tells a thread's CPU time");
+        assert!(cpu > 0.0 && cpu < wall, "{t:?} in {wall} s");
+
+        let bytes = trace_bytes(500);
+        let mut r = PacketReader::from_reader(Slow(&bytes), Format::Auto).unwrap();
+        let started = Instant::now();
+        let t = for_each_batch(&mut r, 100, |_| Ok::<_, TraceError>(())).unwrap();
+        let wall = started.elapsed().as_secs_f64();
+        // One read per 64 bytes at 0.2 ms each: far more than 30 ms in all.
+        assert!(bytes.len() / 64 > 150, "{} bytes", bytes.len());
+        assert!(t.consumer_waited_s >= 0.03 && t.consumer_waited_s <= wall, "{t:?} in {wall} s");
+        assert!(t.parser.waited_s < t.consumer_waited_s, "{t:?}");
     }
 }
