@@ -203,7 +203,7 @@ fn parse_ethernet(data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
             return Err(FrameError::NestedShim);
         }
         ethertype = shim.next_type();
-        hops.extend((0..shim.hop_count() as usize).map(|i| shim.hop(i)));
+        hops.extend(shim.hops());
         rest = &rest[shim.header_len()..];
     }
     match ethertype {

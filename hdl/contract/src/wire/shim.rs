@@ -196,6 +196,25 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
         Hop { switch_id: get16(h, field::HOP_SWITCH), latency_ns: get32(h, field::HOP_LATENCY) }
     }
 
+    /// Every hop record, in stack order: [`ShimHeader::hop`] of `0..hop_count`, read
+    /// as fixed-size records of the bytes `new_checked` found, so the trace parser
+    /// appends a stack without a bounds check per field.
+    #[inline]
+    pub fn hops(&self) -> impl ExactSizeIterator<Item = Hop> + '_ {
+        let records = &self.buf.as_ref()[field::HOPS..self.header_len()];
+        records.chunks_exact(field::HOP_LEN).map(|h| {
+            let h: &[u8; field::HOP_LEN] = h.try_into().expect("chunks of HOP_LEN");
+            Hop {
+                switch_id: u16::from_be_bytes(
+                    h[field::HOP_SWITCH].try_into().expect("HOP_SWITCH is two bytes"),
+                ),
+                latency_ns: u32::from_be_bytes(
+                    h[field::HOP_LATENCY].try_into().expect("HOP_LATENCY is four bytes"),
+                ),
+            }
+        })
+    }
+
     /// What follows the shim.
     #[inline]
     pub fn payload(&self) -> &[u8] {
@@ -306,6 +325,25 @@ mod tests {
         v.set_next_type(0x86DD);
         assert_eq!(&b[2..4], &[0x86, 0xDD]);
         assert_eq!(&b[12..], &[0, 8, 0, 0, 0, 5]);
+    }
+
+    /// The records read together are the records read one by one, for stacks of 0 to
+    /// `MAX_HOPS` hops with bytes after them.
+    #[test]
+    fn hops_are_each_hop_in_order() {
+        for n in 0..=MAX_HOPS as u32 {
+            let hops: Vec<Hop> = (0..n)
+                .map(|i| Hop { switch_id: (i * 4099 + 1) as u16, latency_ns: i.wrapping_mul(0x9E37_79B9) })
+                .collect();
+            let mut b = Vec::new();
+            IntShim::emit_hops(0x0800, &hops, &mut b);
+            b.extend_from_slice(&[0xAB; 7]);
+            let v = ShimHeader::new_checked(&b[..]).unwrap();
+            let each: Vec<Hop> = (0..v.hop_count() as usize).map(|i| v.hop(i)).collect();
+            assert_eq!(v.hops().len(), n as usize);
+            assert_eq!(v.hops().collect::<Vec<_>>(), each);
+            assert_eq!(each, hops);
+        }
     }
 
     /// Ethernet + 802.1Q + IPv4 (20 bytes of 0x45): a switch pushes a stack, two hops.
