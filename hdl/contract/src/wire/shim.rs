@@ -201,17 +201,14 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
     /// appends a stack without a bounds check per field.
     #[inline]
     pub fn hops(&self) -> impl ExactSizeIterator<Item = Hop> + '_ {
-        let records = &self.buf.as_ref()[field::HOPS..self.header_len()];
-        records.chunks_exact(field::HOP_LEN).map(|h| {
-            let h: &[u8; field::HOP_LEN] = h.try_into().expect("chunks of HOP_LEN");
-            Hop {
-                switch_id: u16::from_be_bytes(
-                    h[field::HOP_SWITCH].try_into().expect("HOP_SWITCH is two bytes"),
-                ),
-                latency_ns: u32::from_be_bytes(
-                    h[field::HOP_LATENCY].try_into().expect("HOP_LATENCY is four bytes"),
-                ),
-            }
+        // Records of a constant length: no division by a run-time chunk length.
+        let (records, _) =
+            self.buf.as_ref()[field::HOPS..self.header_len()].as_chunks::<{ field::HOP_LEN }>();
+        records.iter().map(|h| Hop {
+            switch_id: u16::from_be_bytes(h[field::HOP_SWITCH].try_into().expect("HOP_SWITCH is two bytes")),
+            latency_ns: u32::from_be_bytes(
+                h[field::HOP_LATENCY].try_into().expect("HOP_LATENCY is four bytes"),
+            ),
         })
     }
 
