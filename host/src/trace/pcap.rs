@@ -91,10 +91,19 @@ impl Block {
     /// Makes `need` unconsumed bytes available, reading only while fewer are; returns how
     /// many are (fewer than `need` only at the end of the input). I/O errors are returned
     /// only when bytes were needed, as the record-by-record reads did.
+    #[inline(always)]
     fn fill<R: Read>(&mut self, inner: &mut R, need: usize) -> std::io::Result<usize> {
         if self.end - self.start >= need {
             return Ok(need);
         }
+        self.refill(inner, need)
+    }
+
+    /// [`Block::fill`] once the block holds fewer than `need` bytes (once a block's
+    /// worth of records): kept out of line so the test above inlines into the reader.
+    #[cold]
+    #[inline(never)]
+    fn refill<R: Read>(&mut self, inner: &mut R, need: usize) -> std::io::Result<usize> {
         self.buf.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
