@@ -290,11 +290,13 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
             .with_context(|| format!("cannot create output directory {}", args.output.display()))?;
         manifest::remove_stale(&args.output)?;
     }
+    // The clock starts before the per-switch thread does, so every thread's time is
+    // within the run's.
+    let start = std::time::Instant::now();
+    let main_cpu = thread_cpu_s();
     let mut per_switch = PerSwitchRun::new(args, &sketches)?;
     let mut reader = PacketReader::open_as(&args.trace, args.format)
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
-    let start = std::time::Instant::now();
-    let main_cpu = thread_cpu_s();
     let pb = bar(None, "sketching");
     let mut run = EpochRun { epochs, epoch: 0, in_epoch: 0, total: 0, out: Vec::new() };
     // The parser thread reads ahead while the sketches insert; a batch is cut where an
