@@ -41,9 +41,18 @@ const TO_STEP: [i32; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 #[cfg(target_arch = "x86_64")]
 const TO_WINDOWS: [i32; 8] = [0, 4, 1, 5, 2, 6, 3, 7];
 
-/// One array's layout: `(count_width, count_mask, sum_mask, rest_mask, count_marker,
-/// sum_marker)`.
-pub(super) type ArrayLayout = (u8, u64, u64, u64, u32, u32);
+/// One array's bucket layout, as the scalar kernel's window holds it.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ArrayLayout {
+    pub count_width: u8,
+    pub count_mask: u64,
+    pub sum_mask: u64,
+    /// The window bits past the bucket.
+    pub rest_mask: u64,
+    pub count_marker: u32,
+    pub sum_marker: u32,
+}
 
 #[cfg(target_arch = "x86_64")]
 impl Layout {
@@ -56,12 +65,12 @@ impl Layout {
         let lanes64 = |f: fn(&ArrayLayout) -> u64| {
             _mm256_set_epi64x(0, f(&a[2]) as i64, f(&a[1]) as i64, f(&a[0]) as i64)
         };
-        let m = |k: usize, count: bool| (if count { a[k].4 } else { a[k].5 }) as i32;
+        let m = |k: usize, count: bool| (if count { a[k].count_marker } else { a[k].sum_marker }) as i32;
         Layout {
-            count_width: lanes64(|l| l.0 as u64),
-            count_mask: lanes64(|l| l.1),
-            sum_mask: lanes64(|l| l.2),
-            rest_mask: lanes64(|l| l.3),
+            count_width: lanes64(|l| l.count_width as u64),
+            count_mask: lanes64(|l| l.count_mask),
+            sum_mask: lanes64(|l| l.sum_mask),
+            rest_mask: lanes64(|l| l.rest_mask),
             markers: _mm256_setr_epi32(
                 m(0, true),
                 m(1, true),
@@ -206,12 +215,17 @@ mod tests {
         let cw: [u8; 3] = std::array::from_fn(|k| a[k].count_width);
         let sw: [u8; 3] = std::array::from_fn(|k| a[k].sum_width);
         let rest: [u64; 3] = std::array::from_fn(|k| !(u64::MAX >> (64 - a[k].bucket_bits())));
-        let lanes = std::array::from_fn(|k| {
-            (cw[k], mask(cw[k]), mask(sw[k]), rest[k], a[k].count_marker(), a[k].sum_marker())
+        let lanes: [ArrayLayout; 3] = std::array::from_fn(|k| ArrayLayout {
+            count_width: cw[k],
+            count_mask: mask(cw[k]),
+            sum_mask: mask(sw[k]),
+            rest_mask: rest[k],
+            count_marker: a[k].count_marker(),
+            sum_marker: a[k].sum_marker(),
         });
         // SAFETY: AVX2 was asserted above.
         let layout = unsafe { Layout::new(lanes) };
-        let markers = (lanes.map(|l| l.4), lanes.map(|l| l.5));
+        let markers = (lanes.map(|l| l.count_marker), lanes.map(|l| l.sum_marker));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
         for _ in 0..200_000 {
             let count: [u32; 3] = std::array::from_fn(|k| cell(&mut rng, cw[k]) as u32);

@@ -163,10 +163,14 @@ impl<'a> AcuWindows<'a> {
     /// The CPU must support AVX2 (every [`AcuWindows`] relies on it).
     pub unsafe fn new(windows: Windows<'a, 3>) -> Self {
         assert_eq!(windows.mode, InsertMode::Acu, "the vector step is approximate CU's");
-        let lanes = windows
-            .arrays
-            .each_ref()
-            .map(|a| (a.count_width, a.count_mask, a.sum_mask, a.rest_mask, a.count_marker, a.sum_marker));
+        let lanes = windows.arrays.each_ref().map(|a| acu_avx2::ArrayLayout {
+            count_width: a.count_width,
+            count_mask: a.count_mask,
+            sum_mask: a.sum_mask,
+            rest_mask: a.rest_mask,
+            count_marker: a.count_marker,
+            sum_marker: a.sum_marker,
+        });
         // SAFETY: the caller's CPU has AVX2.
         let layout = unsafe { acu_avx2::Layout::new(lanes) };
         AcuWindows { windows, layout }
