@@ -15,6 +15,7 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
+use super::kernel::BucketLayout;
 use super::PairEstimate;
 
 /// What the step needs of the three arrays' bucket layout, as vectors (built once a batch).
@@ -41,19 +42,6 @@ const TO_STEP: [i32; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 #[cfg(target_arch = "x86_64")]
 const TO_WINDOWS: [i32; 8] = [0, 4, 1, 5, 2, 6, 3, 7];
 
-/// One array's bucket layout, as the scalar kernel's window holds it.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ArrayLayout {
-    pub count_width: u8,
-    pub count_mask: u64,
-    pub sum_mask: u64,
-    /// The window bits past the bucket.
-    pub rest_mask: u64,
-    pub count_marker: u32,
-    pub sum_marker: u32,
-}
-
 #[cfg(target_arch = "x86_64")]
 impl Layout {
     /// The vectors of three arrays' layouts.
@@ -61,8 +49,8 @@ impl Layout {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn new(a: [ArrayLayout; 3]) -> Self {
-        let lanes64 = |f: fn(&ArrayLayout) -> u64| {
+    pub(super) unsafe fn new(a: [BucketLayout; 3]) -> Self {
+        let lanes64 = |f: fn(&BucketLayout) -> u64| {
             _mm256_set_epi64x(0, f(&a[2]) as i64, f(&a[1]) as i64, f(&a[0]) as i64)
         };
         let m = |k: usize, count: bool| (if count { a[k].count_marker } else { a[k].sum_marker }) as i32;
@@ -215,7 +203,7 @@ mod tests {
         let cw: [u8; 3] = std::array::from_fn(|k| a[k].count_width);
         let sw: [u8; 3] = std::array::from_fn(|k| a[k].sum_width);
         let rest: [u64; 3] = std::array::from_fn(|k| !(u64::MAX >> (64 - a[k].bucket_bits())));
-        let lanes: [ArrayLayout; 3] = std::array::from_fn(|k| ArrayLayout {
+        let lanes: [BucketLayout; 3] = std::array::from_fn(|k| BucketLayout {
             count_width: cw[k],
             count_mask: mask(cw[k]),
             sum_mask: mask(sw[k]),

@@ -41,13 +41,21 @@ struct Window<'a> {
     bits: PackedView<'a>,
     depth: u32,
     bucket_bits: u64,
-    count_width: u8,
-    count_mask: u64,
-    sum_mask: u64,
+    layout: BucketLayout,
+}
+
+/// Where a bucket's two cells sit in its 64-bit window (the count in the low bits, the
+/// latency sum above it), and their overflow markers: what the scalar step and the vector
+/// step ([`acu_avx2::Layout`]) cut the cells out by.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BucketLayout {
+    pub(super) count_width: u8,
+    pub(super) count_mask: u64,
+    pub(super) sum_mask: u64,
     /// The window's bits past the bucket (they belong to the next one).
-    rest_mask: u64,
-    count_marker: u32,
-    sum_marker: u32,
+    pub(super) rest_mask: u64,
+    pub(super) count_marker: u32,
+    pub(super) sum_marker: u32,
 }
 
 /// The tower of `D` arrays whose buckets start on byte boundaries and fit in 64 bits (the
@@ -75,12 +83,14 @@ fn window(a: &mut Array) -> Window<'_> {
     Window {
         depth: a.depth,
         bucket_bits: a.bucket_bits,
-        count_width: a.count_width,
-        count_mask: mask(a.count_width),
-        sum_mask: mask(a.sum_width),
-        rest_mask: !(u64::MAX >> (64 - a.bucket_bits)),
-        count_marker: a.count_marker,
-        sum_marker: a.sum_marker,
+        layout: BucketLayout {
+            count_width: a.count_width,
+            count_mask: mask(a.count_width),
+            sum_mask: mask(a.sum_width),
+            rest_mask: !(u64::MAX >> (64 - a.bucket_bits)),
+            count_marker: a.count_marker,
+            sum_marker: a.sum_marker,
+        },
         bits: a.bits.view_mut(),
     }
 }
@@ -128,19 +138,15 @@ where
     #[inline(always)]
     fn insert(&mut self, loc: &[u64; D], units: u64) -> PairEstimate {
         let win: [u64; D] = std::array::from_fn(|k| self.arrays[k].bits.window(loc[k]));
-        let count: [u32; D] = std::array::from_fn(|k| (win[k] & self.arrays[k].count_mask) as u32);
-        let sum: [u32; D] = std::array::from_fn(|k| {
-            let a = &self.arrays[k];
-            ((win[k] >> a.count_width) & a.sum_mask) as u32
-        });
-        let markers = (
-            std::array::from_fn(|k| self.arrays[k].count_marker),
-            std::array::from_fn(|k| self.arrays[k].sum_marker),
-        );
+        let layout: [BucketLayout; D] = std::array::from_fn(|k| self.arrays[k].layout);
+        let count: [u32; D] = std::array::from_fn(|k| (win[k] & layout[k].count_mask) as u32);
+        let sum: [u32; D] =
+            std::array::from_fn(|k| ((win[k] >> layout[k].count_width) & layout[k].sum_mask) as u32);
+        let markers = (layout.map(|l| l.count_marker), layout.map(|l| l.sum_marker));
         let (before, count, sum) = step_pair(self.mode, (count, sum), markers, units);
         for (k, a) in self.arrays.iter_mut().enumerate() {
-            let cells = count[k] as u64 | (sum[k] as u64) << a.count_width;
-            a.bits.set_window(loc[k], (win[k] & a.rest_mask) | cells);
+            let cells = count[k] as u64 | (sum[k] as u64) << layout[k].count_width;
+            a.bits.set_window(loc[k], (win[k] & layout[k].rest_mask) | cells);
         }
         before
     }
@@ -163,16 +169,8 @@ impl<'a> AcuWindows<'a> {
     /// The CPU must support AVX2 (every [`AcuWindows`] relies on it).
     pub unsafe fn new(windows: Windows<'a, 3>) -> Self {
         assert_eq!(windows.mode, InsertMode::Acu, "the vector step is approximate CU's");
-        let lanes = windows.arrays.each_ref().map(|a| acu_avx2::ArrayLayout {
-            count_width: a.count_width,
-            count_mask: a.count_mask,
-            sum_mask: a.sum_mask,
-            rest_mask: a.rest_mask,
-            count_marker: a.count_marker,
-            sum_marker: a.sum_marker,
-        });
         // SAFETY: the caller's CPU has AVX2.
-        let layout = unsafe { acu_avx2::Layout::new(lanes) };
+        let layout = unsafe { acu_avx2::Layout::new(windows.arrays.each_ref().map(|a| a.layout)) };
         AcuWindows { windows, layout }
     }
 }
