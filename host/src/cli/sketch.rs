@@ -312,17 +312,15 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         out.push(write_epoch(&mut sketches, per_switch.as_mut(), &args.output, epochs, epoch, in_epoch)?);
     }
     pb.finish_and_clear();
-    let mut main = StageTime {
-        cpu_s: thread_cpu_s().zip(main_cpu).map(|(now, then)| now - then),
-        waited_s: times.consumer_waited_s,
-    };
-    let mut stages = vec![StageReport { stage: "parser", time: times.parser }];
-    if let Some(ps) = per_switch {
-        let (time, waited) = ps.finish();
-        main.waited_s += waited;
-        stages.push(StageReport { stage: "per-switch", time });
-    }
-    stages.insert(1, StageReport { stage: "sketches", time: main });
+    let cpu_s = thread_cpu_s().zip(main_cpu).map(|(now, then)| now - then);
+    let half = per_switch.map(PerSwitchRun::finish);
+    let main =
+        StageTime { cpu_s, waited_s: times.consumer_waited_s + half.map_or(0.0, |(_, waited)| waited) };
+    let mut stages = vec![
+        StageReport { stage: "parser", time: times.parser },
+        StageReport { stage: "sketches", time: main },
+    ];
+    stages.extend(half.map(|(time, _)| StageReport { stage: "per-switch", time }));
     let counts = reader.counts();
     let report = RunReport {
         trace: args.trace.display().to_string(),
