@@ -15,9 +15,26 @@
 //! to 98 Mpps, d=3 CU 89 to 111). And a bank of three members on 8-lane rows compiled to
 //! scalar XORs, where the 4-lane rows are one vector each. The tables are derived from the
 //! contract's bitwise reference, and tests check them against the `crc` crate.
+//!
+//! Where the CPU multiplies carry-less in AVX-512 lanes, a bank of up to four members
+//! skips the rows for keys of 9 to 16 bytes ([`clmul`]: three multiplications a key, no
+//! loads). The batch kernels then take their carry-less build ([`KernelBuild`]).
 
 use smartnic_contract::hash::CrcParams;
 use smartnic_contract::{FlowKey, KEY_LEN};
+
+mod clmul;
+
+/// The compiled builds of the batch kernels ([`HashBank::kernel_build`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelBuild {
+    /// AVX2, BMI2, AVX-512 (F, BW) and VPCLMULQDQ: carry-less hashing inlined.
+    CarryLess,
+    /// AVX2 and BMI2, hashing by table rows.
+    Avx2,
+    /// The baseline of the target.
+    Portable,
+}
 
 /// Most members one bank evaluates.
 pub const MAX_MEMBERS: usize = 8;
@@ -81,6 +98,9 @@ pub struct HashBank<const L: usize = KEY_LEN> {
     /// The CRCs of the all-zero key (entries `d..` zero).
     zero: [u32; MAX_MEMBERS],
     params: Vec<CrcParams>,
+    /// The carry-less path, where the CPU has it and the bank fits its four lanes.
+    #[cfg(target_arch = "x86_64")]
+    lanes: Option<clmul::Lanes4>,
 }
 
 impl HashBank<KEY_LEN> {
@@ -99,6 +119,9 @@ impl HashBank<KEY_LEN> {
             let h = self.hash(key);
             return std::array::from_fn(|i| h[i]);
         };
+        if let Some(lin) = self.linear4(key.as_bytes()) {
+            return std::array::from_fn(|i| self.zero[i] ^ lin[i]);
+        }
         xor_rows(std::array::from_fn(|i| self.zero[i]), &t[..], key.as_bytes())
     }
 
@@ -121,7 +144,70 @@ impl<const L: usize> HashBank<L> {
         }
         let bases: Vec<Vec<u32>> = params.iter().zip(&zero).map(|(p, &z)| bit_basis::<L>(p, z)).collect();
         let rows = if d <= Narrow::N { Rows::Narrow(table(&bases)) } else { Rows::Wide(table(&bases)) };
-        HashBank { d, rows, zero, params: params.to_vec() }
+        #[cfg(target_arch = "x86_64")]
+        let lanes = (d <= 4 && params.iter().all(|p| !p.refin && !p.refout) && clmul::Lanes4::available())
+            .then(|| {
+                clmul::Lanes4::new(&params.iter().map(|p| clmul::Member::new(p.poly)).collect::<Vec<_>>())
+            });
+        HashBank {
+            d,
+            rows,
+            zero,
+            params: params.to_vec(),
+            #[cfg(target_arch = "x86_64")]
+            lanes,
+        }
+    }
+
+    /// Whether the bank hashes by carry-less multiplication.
+    pub fn carry_less(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self.lanes.is_some();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// The same bank hashing with its tables only: tests compare the two paths.
+    #[cfg(test)]
+    pub(crate) fn tables_only(mut self) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.lanes = None;
+        }
+        self
+    }
+
+    /// Which build of a batch kernel suits this CPU and this bank: the carry-less one when
+    /// the bank hashes by carry-less multiplication (its kernels must be compiled with
+    /// the AVX-512 features for the multiplications to be inlined), else AVX2 and BMI2
+    /// where the CPU has them.
+    pub fn kernel_build(&self) -> KernelBuild {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
+            return if self.lanes.is_some() { KernelBuild::CarryLess } else { KernelBuild::Avx2 };
+        }
+        KernelBuild::Portable
+    }
+
+    /// The linear parts of the CRCs of the `N` bytes `bytes` (a key, or a key's last `N`
+    /// bytes) by carry-less multiplication, when the bank has that path and `N` suits it.
+    #[inline(always)]
+    fn linear4<const N: usize>(&self, bytes: &[u8; N]) -> Option<[u32; 4]> {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(lanes), true) = (&self.lanes, (clmul::MIN_LEN..=clmul::MAX_LEN).contains(&N)) {
+            // SAFETY: `lanes` exists only where the CPU has its features (`HashBank::new`).
+            return Some(unsafe { lanes.linear(bytes) });
+        }
+        None
+    }
+
+    /// [`HashBank::part`] of the key's last `N` bytes (the flow in a hop key).
+    #[inline(always)]
+    pub fn suffix_part<const N: usize>(&self, part: &[u8; N]) -> [u32; MAX_MEMBERS] {
+        match self.linear4(part) {
+            Some(lin) => widen(lin),
+            None => self.part(L - N, part),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -164,6 +250,9 @@ impl<const L: usize> HashBank<L> {
     /// The CRCs of the `L` bytes `key`: entry `m` for member `m` (entries `d..` are zero).
     #[inline(always)]
     pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
+        if let Some(lin) = self.linear4(key) {
+            return self.hash_parts(&[widen(lin)]);
+        }
         // The whole table, not a slice of it: no bounds to check.
         let part = match &self.rows {
             Rows::Narrow(t) => widen(xor_rows([0; 4], &t[..], key)),
@@ -290,6 +379,63 @@ mod tests {
                 assert_eq!(got[m], p.checksum(&k), "member {m}, switch {id}");
             }
         }
+    }
+
+    /// Flow keys to compare the two hashings on: a stream of keys, the all-zero and
+    /// all-ones keys, and every single-bit key.
+    fn edge_and_stream_keys(seed: u64) -> Vec<FlowKey> {
+        let mut stream = smartnic_contract::vectors::KeyStream::new(seed);
+        let mut keys: Vec<FlowKey> = (0..3000).map(|_| stream.next_key()).collect();
+        keys.extend([FlowKey([0; KEY_LEN]), FlowKey([0xFF; KEY_LEN])]);
+        keys.extend((0..KEY_LEN * 8).map(|bit| {
+            let mut k = [0u8; KEY_LEN];
+            k[bit / 8] = 0x80 >> (bit % 8);
+            FlowKey(k)
+        }));
+        keys
+    }
+
+    /// The carry-less path gives the table rows' CRCs, for banks of one to four members:
+    /// flow keys (`hash`, `hash_narrow`), whole hop keys, and a hop key's flow alone
+    /// (`suffix_part`). The path must exist on this CPU, or it would go untested.
+    #[test]
+    fn carry_less_equals_table_rows() {
+        use smartnic_contract::per_switch::{field, switch_key, SWITCH_KEY_LEN};
+        let keys = edge_and_stream_keys(19);
+        for members in [&FAMILY[..1], &FAMILY[5..7], &FAMILY[..3], &FAMILY[2..5], &FAMILY[3..7]] {
+            let fast = HashBank::new(members);
+            #[cfg(target_arch = "x86_64")]
+            assert!(
+                fast.carry_less(),
+                "this CPU lacks AVX-512 (F, BW) or VPCLMULQDQ: the carry-less path cannot be tested"
+            );
+            let rows = fast.clone().tables_only();
+            assert!(!rows.carry_less());
+            let hop_fast = HashBank::<SWITCH_KEY_LEN>::new(members);
+            let hop_rows = hop_fast.clone().tables_only();
+            for (n, key) in keys.iter().enumerate() {
+                assert_eq!(fast.hash(key), rows.hash(key), "{members:?} {key}");
+                assert_eq!(fast.hash_narrow::<4>(key), rows.hash_narrow::<4>(key), "{members:?} {key}");
+                assert_eq!(
+                    hop_fast.suffix_part(key.as_bytes()),
+                    hop_rows.part(field::FLOW.start, key.as_bytes()),
+                    "{members:?} {key}"
+                );
+                let hop = switch_key(n as u16 ^ 0xA5C3, key);
+                assert_eq!(hop_fast.hash_bytes(&hop), hop_rows.hash_bytes(&hop), "{members:?} {key}");
+            }
+        }
+    }
+
+    /// The vector builds that batch kernels pick: carry-less for a bank the path takes,
+    /// table rows for a wider one.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn kernel_build_follows_the_bank() {
+        assert!(std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2"));
+        assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY[..3]).kernel_build(), KernelBuild::CarryLess);
+        assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY[..3]).tables_only().kernel_build(), KernelBuild::Avx2);
+        assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY).kernel_build(), KernelBuild::Avx2);
     }
 
     #[test]

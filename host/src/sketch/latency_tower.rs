@@ -10,7 +10,7 @@
 #[cfg(test)]
 use super::cell::omega_step;
 use super::cell::{cm_step, omega_step_select, store, unit_omega_step, value, INF};
-use super::hashing::{HashBank, MAX_MEMBERS};
+use super::hashing::{HashBank, KernelBuild, MAX_MEMBERS};
 use super::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::{GeometryError, InsertMode};
 use smartnic_contract::hash::index;
@@ -102,7 +102,8 @@ impl FlowPart {
     /// What `flow` adds to its hop keys' hashes under the latency tower's `hashes`.
     #[inline(always)]
     fn of(hashes: &HashBank<SWITCH_KEY_LEN>, flow: &FlowKey) -> Self {
-        FlowPart(hashes.part(field::FLOW.start, flow.as_bytes()))
+        const { assert!(field::FLOW.end == SWITCH_KEY_LEN, "the flow ends the hop key") };
+        FlowPart(hashes.suffix_part(flow.as_bytes()))
     }
 
     /// The hashes of this flow's hop key at `switch_id`: only the switch ID's two bytes
@@ -157,6 +158,17 @@ impl LatencyTower {
 
     pub fn mode(&self) -> InsertMode {
         self.mode
+    }
+
+    /// The tower hashing by table rows only: tests compare it with the carry-less path.
+    #[cfg(test)]
+    pub(crate) fn hash_by_tables(&mut self) {
+        self.hashes = self.hashes.clone().tables_only();
+    }
+
+    /// The build of the batch kernels that suits this CPU and the tower's hashes.
+    pub fn kernel_build(&self) -> KernelBuild {
+        self.hashes.kernel_build()
     }
 
     /// Bucket indices of `key`, one per array.

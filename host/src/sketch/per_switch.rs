@@ -7,6 +7,7 @@
 //! latency records equal the hardware's. Hops are taken in stack (path) order, packets in
 //! arrival order, as the NIC's hop serializer feeds them.
 
+use super::hashing::KernelBuild;
 use super::key_table::{KeyTable, Offer};
 #[cfg(target_arch = "x86_64")]
 use super::latency_tower::AcuWindows;
@@ -158,12 +159,31 @@ impl PerSwitch {
     /// unrelated lines). Panics when the two slices differ in length.
     pub fn observe_batch<S: HopSource + ?Sized>(&mut self, epoch: u32, packets: &S, estimates: &[u64]) {
         assert_eq!(packets.packets(), estimates.len(), "one estimate per packet");
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
-            // SAFETY: this CPU has the features `observe_batch_avx2` is compiled for.
-            return unsafe { self.observe_batch_avx2(epoch, packets, estimates) };
+        match self.latency.kernel_build() {
+            // SAFETY (both): this CPU has the features the build is compiled for.
+            #[cfg(target_arch = "x86_64")]
+            KernelBuild::CarryLess => unsafe { self.observe_batch_carry_less(epoch, packets, estimates) },
+            #[cfg(target_arch = "x86_64")]
+            KernelBuild::Avx2 => unsafe { self.observe_batch_avx2(epoch, packets, estimates) },
+            _ => self.observe_batch_any(epoch, packets, estimates),
         }
-        self.observe_batch_any(epoch, packets, estimates)
+    }
+
+    /// [`PerSwitch::observe_batch_avx2`] with the flows' share of the hop hashes computed
+    /// by carry-less multiplication, inlined ([`HashBank::kernel_build`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, BMI2, AVX-512F, AVX-512BW and VPCLMULQDQ.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,vpclmulqdq")]
+    unsafe fn observe_batch_carry_less<S: HopSource + ?Sized>(
+        &mut self,
+        epoch: u32,
+        packets: &S,
+        estimates: &[u64],
+    ) {
+        // SAFETY: the caller's CPU has AVX2 among the features.
+        unsafe { self.observe_batch_vector(epoch, packets, estimates) }
     }
 
     /// [`PerSwitch::observe_batch`] compiled for AVX2 (one instruction per hash row) and
@@ -176,6 +196,22 @@ impl PerSwitch {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi2")]
     unsafe fn observe_batch_avx2<S: HopSource + ?Sized>(
+        &mut self,
+        epoch: u32,
+        packets: &S,
+        estimates: &[u64],
+    ) {
+        // SAFETY: the caller's CPU has AVX2.
+        unsafe { self.observe_batch_vector(epoch, packets, estimates) }
+    }
+
+    /// The body of the vector builds, inlined into each.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn observe_batch_vector<S: HopSource + ?Sized>(
         &mut self,
         epoch: u32,
         packets: &S,
@@ -427,9 +463,15 @@ mod tests {
                 inflate_ratio_x256: 2 * 256,
             };
             let mut one = PerSwitch::new(config.clone()).unwrap();
+            one.latency.hash_by_tables();
             packets.iter().zip(&estimates).for_each(|(p, &e)| one.observe(9, p, e));
+            // The batch path with either hashing: carry-less where the CPU has it (cut 1
+            // to 700), and table rows (6000).
             for cut in [1, 5, 700, 6000] {
                 let mut batch = PerSwitch::new(config.clone()).unwrap();
+                if cut == 6000 {
+                    batch.latency.hash_by_tables();
+                }
                 for (p, e) in packets.chunks(cut).zip(estimates.chunks(cut)) {
                     batch.observe_batch(9, p, e);
                 }

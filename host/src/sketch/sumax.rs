@@ -10,7 +10,7 @@
 //! went backwards also records gap 0 (the contract's [`interval::gap`]).
 
 use super::cell::{omega_step, unit_omega_step, value, INF};
-use super::hashing::HashBank;
+use super::hashing::{HashBank, KernelBuild};
 use super::tower::MAX_ARRAYS;
 use crate::trace::Packet;
 use smartnic_contract::geometry::{marker, sumax_cell, GeometryError, SuMaxGeometry};
@@ -134,11 +134,24 @@ impl SuMax {
     /// one is updated, so the cache misses of several packets overlap, and the sum cells
     /// take the branch-free unit step ([`unit_omega_step`]).
     pub fn insert_packets(&mut self, packets: &[Packet]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2") {
-            // SAFETY: this CPU has the features `insert_packets_avx2` is compiled for.
-            return unsafe { self.insert_packets_avx2(packets) };
+        match self.hashes.kernel_build() {
+            // SAFETY (both): this CPU has the features the build is compiled for.
+            #[cfg(target_arch = "x86_64")]
+            KernelBuild::CarryLess => unsafe { self.insert_packets_carry_less(packets) },
+            #[cfg(target_arch = "x86_64")]
+            KernelBuild::Avx2 => unsafe { self.insert_packets_avx2(packets) },
+            _ => self.insert_packets_any(packets),
         }
+    }
+
+    /// [`SuMax::insert_packets_avx2`] with the hashing by carry-less multiplication
+    /// inlined ([`HashBank::kernel_build`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, BMI2, AVX-512F, AVX-512BW and VPCLMULQDQ.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,vpclmulqdq")]
+    unsafe fn insert_packets_carry_less(&mut self, packets: &[Packet]) {
         self.insert_packets_any(packets)
     }
 
@@ -319,12 +332,19 @@ mod tests {
             })
             .collect();
         let mut seq = small();
+        seq.hashes = seq.hashes.clone().tables_only();
         packets.iter().for_each(|p| seq.insert(&p.key, p.ts_ns, p.delay_ns()));
-        let mut batch = small();
-        batch.insert_packets(&packets[..5]);
-        batch.insert_packets(&packets[5..]);
-        for a in 0..seq.arrays.len() {
-            assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "array {a}");
+        // Both hashings (carry-less where the CPU has it, and table rows) in the batch path.
+        for tables in [false, true] {
+            let mut batch = small();
+            if tables {
+                batch.hashes = batch.hashes.clone().tables_only();
+            }
+            batch.insert_packets(&packets[..5]);
+            batch.insert_packets(&packets[5..]);
+            for a in 0..seq.arrays.len() {
+                assert_eq!(seq.array_bytes(a), batch.array_bytes(a), "array {a} {tables}");
+            }
         }
     }
 
@@ -375,6 +395,7 @@ mod tests {
         }
         let packets = few_flows(9, 9001, 90_000);
         let mut seq = primed.clone();
+        seq.hashes = seq.hashes.clone().tables_only();
         packets.iter().for_each(|p| seq.insert(&p.key, p.ts_ns, p.delay_ns()));
         let mut batch = primed;
         batch.insert_packets(&packets[..7]);
