@@ -16,9 +16,10 @@
 //! scalar XORs, where the 4-lane rows are one vector each. The tables are derived from the
 //! contract's bitwise reference, and tests check them against the `crc` crate.
 //!
-//! Where the CPU multiplies carry-less in AVX-512 lanes, a bank of up to four members
-//! skips the rows for keys of 9 to 16 bytes ([`clmul`]: three multiplications a key, no
-//! loads). The batch kernels then take their carry-less build ([`KernelBuild`]).
+//! Where the CPU multiplies carry-less in AVX-512 lanes, a bank skips the rows for keys of
+//! 9 to 16 bytes ([`clmul`]: three multiplications a key for up to four members, six for
+//! up to eight, and no loads). The batch kernels then take their carry-less build
+//! ([`KernelBuild`]).
 
 use smartnic_contract::hash::CrcParams;
 use smartnic_contract::{FlowKey, KEY_LEN};
@@ -98,9 +99,9 @@ pub struct HashBank<const L: usize = KEY_LEN> {
     /// The CRCs of the all-zero key (entries `d..` zero).
     zero: [u32; MAX_MEMBERS],
     params: Vec<CrcParams>,
-    /// The carry-less path, where the CPU has it and the bank fits its four lanes.
+    /// The carry-less path, where the CPU has it.
     #[cfg(target_arch = "x86_64")]
-    lanes: Option<clmul::Lanes4>,
+    lanes: Option<clmul::Lanes>,
 }
 
 impl HashBank<KEY_LEN> {
@@ -115,13 +116,13 @@ impl HashBank<KEY_LEN> {
     #[inline(always)]
     pub fn hash_narrow<const N: usize>(&self, key: &FlowKey) -> [u32; N] {
         debug_assert!(N <= Narrow::N);
+        if let Some(lin) = self.linear4(key.as_bytes()) {
+            return std::array::from_fn(|i| self.zero[i] ^ lin[i]);
+        }
         let Rows::Narrow(t) = &self.rows else {
             let h = self.hash(key);
             return std::array::from_fn(|i| h[i]);
         };
-        if let Some(lin) = self.linear4(key.as_bytes()) {
-            return std::array::from_fn(|i| self.zero[i] ^ lin[i]);
-        }
         xor_rows(std::array::from_fn(|i| self.zero[i]), &t[..], key.as_bytes())
     }
 
@@ -145,10 +146,9 @@ impl<const L: usize> HashBank<L> {
         let bases: Vec<Vec<u32>> = params.iter().zip(&zero).map(|(p, &z)| bit_basis::<L>(p, z)).collect();
         let rows = if d <= Narrow::N { Rows::Narrow(table(&bases)) } else { Rows::Wide(table(&bases)) };
         #[cfg(target_arch = "x86_64")]
-        let lanes = (d <= 4 && params.iter().all(|p| !p.refin && !p.refout) && clmul::Lanes4::available())
-            .then(|| {
-                clmul::Lanes4::new(&params.iter().map(|p| clmul::Member::new(p.poly)).collect::<Vec<_>>())
-            });
+        let lanes = (params.iter().all(|p| !p.refin && !p.refout) && clmul::Lanes::available()).then(|| {
+            clmul::Lanes::new(&params.iter().map(|p| clmul::Member::new(p.poly)).collect::<Vec<_>>())
+        });
         HashBank {
             d,
             rows,
@@ -189,14 +189,32 @@ impl<const L: usize> HashBank<L> {
         KernelBuild::Portable
     }
 
-    /// The linear parts of the CRCs of the `N` bytes `bytes` (a key, or a key's last `N`
-    /// bytes) by carry-less multiplication, when the bank has that path and `N` suits it.
+    /// The carry-less lanes, when the bank has them and takes `N`-byte keys that way.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn lanes_for<const N: usize>(&self) -> Option<&clmul::Lanes> {
+        self.lanes.as_ref().filter(|_| (clmul::MIN_LEN..=clmul::MAX_LEN).contains(&N))
+    }
+
+    /// The linear parts of the first four members' CRCs of the `N` bytes `bytes` (a key,
+    /// or a key's last `N` bytes) by carry-less multiplication, where the bank has it.
     #[inline(always)]
     fn linear4<const N: usize>(&self, bytes: &[u8; N]) -> Option<[u32; 4]> {
         #[cfg(target_arch = "x86_64")]
-        if let (Some(lanes), true) = (&self.lanes, (clmul::MIN_LEN..=clmul::MAX_LEN).contains(&N)) {
+        if let Some(lanes) = self.lanes_for::<N>() {
             // SAFETY: `lanes` exists only where the CPU has its features (`HashBank::new`).
-            return Some(unsafe { lanes.linear(bytes) });
+            return Some(unsafe { lanes.linear4(bytes) });
+        }
+        None
+    }
+
+    /// [`HashBank::linear4`] for every member.
+    #[inline(always)]
+    fn linear8<const N: usize>(&self, bytes: &[u8; N]) -> Option<[u32; MAX_MEMBERS]> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(lanes) = self.lanes_for::<N>() {
+            // SAFETY: as above.
+            return Some(unsafe { lanes.linear8(bytes) });
         }
         None
     }
@@ -204,8 +222,8 @@ impl<const L: usize> HashBank<L> {
     /// [`HashBank::part`] of the key's last `N` bytes (the flow in a hop key).
     #[inline(always)]
     pub fn suffix_part<const N: usize>(&self, part: &[u8; N]) -> [u32; MAX_MEMBERS] {
-        match self.linear4(part) {
-            Some(lin) => widen(lin),
+        match self.linear8(part) {
+            Some(lin) => lin,
             None => self.part(L - N, part),
         }
     }
@@ -250,8 +268,8 @@ impl<const L: usize> HashBank<L> {
     /// The CRCs of the `L` bytes `key`: entry `m` for member `m` (entries `d..` are zero).
     #[inline(always)]
     pub fn hash_bytes(&self, key: &[u8; L]) -> [u32; MAX_MEMBERS] {
-        if let Some(lin) = self.linear4(key) {
-            return self.hash_parts(&[widen(lin)]);
+        if let Some(lin) = self.linear8(key) {
+            return self.hash_parts(&[lin]);
         }
         // The whole table, not a slice of it: no bounds to check.
         let part = match &self.rows {
@@ -395,14 +413,16 @@ mod tests {
         keys
     }
 
-    /// The carry-less path gives the table rows' CRCs, for banks of one to four members:
+    /// The carry-less path gives the table rows' CRCs, for banks of one to seven members:
     /// flow keys (`hash`, `hash_narrow`), whole hop keys, and a hop key's flow alone
     /// (`suffix_part`). The path must exist on this CPU, or it would go untested.
     #[test]
     fn carry_less_equals_table_rows() {
         use smartnic_contract::per_switch::{field, switch_key, SWITCH_KEY_LEN};
         let keys = edge_and_stream_keys(19);
-        for members in [&FAMILY[..1], &FAMILY[5..7], &FAMILY[..3], &FAMILY[2..5], &FAMILY[3..7]] {
+        for members in
+            [&FAMILY[..1], &FAMILY[5..7], &FAMILY[..3], &FAMILY[2..5], &FAMILY[3..7], &FAMILY[..5], &FAMILY]
+        {
             let fast = HashBank::new(members);
             #[cfg(target_arch = "x86_64")]
             assert!(
@@ -427,15 +447,17 @@ mod tests {
         }
     }
 
-    /// The vector builds that batch kernels pick: carry-less for a bank the path takes,
-    /// table rows for a wider one.
+    /// The vector builds that batch kernels pick: carry-less where the bank has the path,
+    /// table rows where it has not.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn kernel_build_follows_the_bank() {
         assert!(std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2"));
         assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY[..3]).kernel_build(), KernelBuild::CarryLess);
         assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY[..3]).tables_only().kernel_build(), KernelBuild::Avx2);
-        assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY).kernel_build(), KernelBuild::Avx2);
+        assert_eq!(HashBank::<KEY_LEN>::new(&FAMILY).kernel_build(), KernelBuild::CarryLess);
+        let reflected = [smartnic_contract::hash::ECMP];
+        assert_eq!(HashBank::<KEY_LEN>::new(&reflected).kernel_build(), KernelBuild::Avx2);
     }
 
     #[test]

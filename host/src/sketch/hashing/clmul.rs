@@ -88,75 +88,98 @@ fn clmul(a: u64, b: u64) -> u128 {
     (0..64).filter(|i| b >> i & 1 == 1).fold(0, |acc, i| acc ^ ((a as u128) << i))
 }
 
-/// Up to four members, one a 128-bit lane, for the AVX-512 path.
+/// Up to eight members, one a 128-bit lane of one of two AVX-512 registers.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Lanes4 {
-    /// Per lane: `fold` in the low qword, `mu` in the high one.
-    fold_mu: [u64; 8],
-    /// Per lane: `poly` in the low qword.
-    poly: [u64; 8],
+pub(super) struct Lanes {
+    /// Per register and lane: `fold` in the low qword, `mu` in the high one.
+    fold_mu: [[u64; 8]; 2],
+    /// Per register and lane: `poly` in the low qword.
+    poly: [[u64; 8]; 2],
+    /// Members in the second register.
+    wide: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Lanes4 {
-    /// Whether this CPU runs [`Lanes4::linear`].
+impl Lanes {
+    /// Whether this CPU runs the lanes.
     pub(super) fn available() -> bool {
         std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512bw")
             && std::is_x86_feature_detected!("vpclmulqdq")
     }
 
-    /// The lanes of up to four members (lanes past them hold zeros and give zeros).
+    /// The lanes of up to eight members (lanes past them hold zeros and give zeros).
     pub(super) fn new(members: &[Member]) -> Self {
-        assert!(members.len() <= 4, "four lanes");
-        let (mut fold_mu, mut poly) = ([0u64; 8], [0u64; 8]);
+        assert!(members.len() <= 8, "eight lanes");
+        let (mut fold_mu, mut poly) = ([[0u64; 8]; 2], [[0u64; 8]; 2]);
         for (i, m) in members.iter().enumerate() {
-            (fold_mu[2 * i], fold_mu[2 * i + 1], poly[2 * i]) = (m.fold, m.mu, m.poly);
+            let (r, l) = (i / 4, i % 4);
+            (fold_mu[r][2 * l], fold_mu[r][2 * l + 1], poly[r][2 * l]) = (m.fold, m.mu, m.poly);
         }
-        Lanes4 { fold_mu, poly }
+        Lanes { fold_mu, poly, wide: members.len() > 4 }
     }
 
-    /// The linear parts of `key`'s CRCs (9 to 16 bytes), one per lane.
+    /// The linear parts of `key`'s CRCs (9 to 16 bytes) under the first four members.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F, AVX-512BW and VPCLMULQDQ.
+    /// The CPU must support AVX-512F, AVX-512BW and VPCLMULQDQ ([`Lanes::available`]).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
-    pub(super) unsafe fn linear<const L: usize>(&self, key: &[u8; L]) -> [u32; 4] {
-        use core::arch::x86_64::*;
+    pub(super) unsafe fn linear4<const L: usize>(&self, key: &[u8; L]) -> [u32; 4] {
         let (a, b) = halves(key);
-        // SAFETY: the arrays are 64 bytes each (unaligned loads); the caller's CPU has the
-        // features.
+        // SAFETY: the caller's CPU has the features.
+        unsafe { std::mem::transmute(register(a, b, &self.fold_mu[0], &self.poly[0])) }
+    }
+
+    /// The linear parts of `key`'s CRCs (9 to 16 bytes), one per member (zeros past them).
+    ///
+    /// # Safety
+    /// As [`Lanes::linear4`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+    pub(super) unsafe fn linear8<const L: usize>(&self, key: &[u8; L]) -> [u32; 8] {
+        use core::arch::x86_64::__m128i;
+        let (a, b) = halves(key);
+        // SAFETY: the caller's CPU has the features.
         unsafe {
-            let fold_mu = _mm512_loadu_si512(self.fold_mu.as_ptr().cast());
-            let poly = _mm512_loadu_si512(self.poly.as_ptr().cast());
-            // Every lane: A in the low qword; B x^32 as a 128-bit value.
-            let a = _mm512_set1_epi64(a as i64);
-            let b_up = _mm512_set_epi64(
-                (b >> 32) as i64,
-                (b << 32) as i64,
-                (b >> 32) as i64,
-                (b << 32) as i64,
-                (b >> 32) as i64,
-                (b << 32) as i64,
-                (b >> 32) as i64,
-                (b << 32) as i64,
-            );
-            // S = A * fold + B x^32 (below 96 bits); T = S >> 32 (below 64).
-            let s = _mm512_xor_si512(_mm512_clmulepi64_epi128::<0x00>(a, fold_mu), b_up);
-            let t = _mm512_bsrli_epi128::<4>(s);
-            // Q = T + high half of T * mu.
-            let q =
-                _mm512_xor_si512(t, _mm512_bsrli_epi128::<8>(_mm512_clmulepi64_epi128::<0x10>(t, fold_mu)));
-            // S + Q * poly; its low 32 bits are the remainder.
-            let r = _mm512_xor_si512(s, _mm512_clmulepi64_epi128::<0x00>(q, poly));
-            let low = _mm512_castsi512_si128(_mm512_permutexvar_epi32(
-                _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0),
-                r,
-            ));
-            std::mem::transmute::<__m128i, [u32; 4]>(low)
+            let lo = register(a, b, &self.fold_mu[0], &self.poly[0]);
+            let hi =
+                if self.wide { register(a, b, &self.fold_mu[1], &self.poly[1]) } else { std::mem::zeroed() };
+            std::mem::transmute::<[__m128i; 2], [u32; 8]>([lo, hi])
         }
+    }
+}
+
+/// The remainders of the key halves `a` and `b` under the four members of one register,
+/// one per 32-bit lane.
+///
+/// # Safety
+/// As [`Lanes::linear4`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+unsafe fn register(a: u64, b: u64, fold_mu: &[u64; 8], poly: &[u64; 8]) -> core::arch::x86_64::__m128i {
+    use core::arch::x86_64::*;
+    // SAFETY: the arrays are 64 bytes each (unaligned loads); the caller's CPU has the
+    // features.
+    unsafe {
+        let fold_mu = _mm512_loadu_si512(fold_mu.as_ptr().cast());
+        let poly = _mm512_loadu_si512(poly.as_ptr().cast());
+        // Every lane: A in the low qword; B x^32 as a 128-bit value.
+        let a = _mm512_set1_epi64(a as i64);
+        let b_up = _mm512_broadcast_i32x4(_mm_set_epi64x((b >> 32) as i64, (b << 32) as i64));
+        // S = A * fold + B x^32 (below 96 bits); T = S >> 32 (below 64).
+        let s = _mm512_xor_si512(_mm512_clmulepi64_epi128::<0x00>(a, fold_mu), b_up);
+        let t = _mm512_bsrli_epi128::<4>(s);
+        // Q = T + high half of T * mu.
+        let q = _mm512_xor_si512(t, _mm512_bsrli_epi128::<8>(_mm512_clmulepi64_epi128::<0x10>(t, fold_mu)));
+        // S + Q * poly; its low 32 bits are the remainder.
+        let r = _mm512_xor_si512(s, _mm512_clmulepi64_epi128::<0x00>(q, poly));
+        _mm512_castsi512_si128(_mm512_permutexvar_epi32(
+            _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0),
+            r,
+        ))
     }
 }
 
