@@ -16,7 +16,7 @@ use crate::trace::Packet;
 use smartnic_contract::geometry::{GeometryError, InsertMode, TowerGeometry};
 use smartnic_contract::lut::{log2_table, Log2Params};
 use smartnic_contract::per_switch::{
-    switch_key, InflateRule, KeyTableGeometry, LatencyTowerGeometry, DEFAULT_TABLE_THRESHOLD,
+    switch_key, InflateRule, InflateScreen, KeyTableGeometry, LatencyTowerGeometry, DEFAULT_TABLE_THRESHOLD,
 };
 use smartnic_contract::shim::Hop;
 use smartnic_contract::wire::record::InflatedRecord;
@@ -113,6 +113,8 @@ pub struct PerSwitch {
     pub latency: LatencyTower,
     pub table: KeyTable,
     rule: InflateRule,
+    /// Clears most hops before the rule's logarithms are taken.
+    screen: InflateScreen,
     log2: Vec<u32>,
     records: Vec<InflatedRecord>,
     stats: PerSwitchStats,
@@ -129,6 +131,7 @@ impl PerSwitch {
             latency,
             table,
             rule,
+            screen: rule.screen(Log2Params::DEFAULT),
             log2,
             records: Vec::new(),
             stats: PerSwitchStats::default(),
@@ -241,8 +244,8 @@ impl PerSwitch {
     /// The latency tower, and the rest of the half that a hop's estimates and a packet's
     /// flow estimate go to, borrowed apart.
     fn split(&mut self, epoch: u32) -> (&mut LatencyTower, AfterTower<'_>) {
-        let PerSwitch { config, latency, table, rule, log2, records, stats } = self;
-        (latency, AfterTower { epoch, config, table, rule, log2, records, stats })
+        let PerSwitch { config, latency, table, rule, screen, log2, records, stats } = self;
+        (latency, AfterTower { epoch, config, table, rule, screen: *screen, log2, records, stats })
     }
 
     /// One epoch of the half as the NIC fills it: `packets` in order, each observed with
@@ -293,16 +296,22 @@ struct AfterTower<'a> {
     config: &'a PerSwitchConfig,
     table: &'a mut KeyTable,
     rule: &'a InflateRule,
+    screen: InflateScreen,
     log2: &'a [u32],
     records: &'a mut Vec<InflatedRecord>,
     stats: &'a mut PerSwitchStats,
 }
 
 impl AfterTower<'_> {
-    /// A hop of flow `key` of `units` whose pair held `before`, past the detector.
+    /// A hop of flow `key` of `units` whose pair held `before`, past the detector (the
+    /// screen first: it decides almost every hop with one multiply a side).
     #[inline(always)]
     fn hop(&mut self, key: &FlowKey, hop: &Hop, units: u64, before: PairEstimate) {
         self.stats.hops += 1;
+        let (Some(count), Some(sum)) = (before.count, before.sum) else { return };
+        if self.screen.clears(units, count, sum) {
+            return;
+        }
         if self.rule.inflated(self.log2, Log2Params::DEFAULT, units, before.count, before.sum) {
             self.stats.inflated += 1;
             self.records.push(InflatedRecord {
