@@ -37,28 +37,46 @@ fn library_sections(packets: &[Packet]) -> Vec<smartnic_driver::snapshot::Sectio
     sk.iter().map(|s| to_section(s).unwrap()).collect()
 }
 
+/// The same counters wherever the parsing runs: on a thread of its own (three threads
+/// report their time) or inline on the main thread (two).
 #[test]
 fn run_writes_the_library_counters() {
     let dir = tempfile::tempdir().unwrap();
     let (pcap, packets) = trace(dir.path(), 20_000);
-    let snap = dir.path().join("t.snap");
-    let out = smartnic(&["sketch", "run", "--trace", &pcap, "-o", snap.to_str().unwrap(), "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["packets"], 20_000);
-    // Each thread's CPU time (told on Linux) and time blocked, within the run's.
-    let stages = report["stages"].as_array().expect("stages");
-    let names: Vec<_> = stages.iter().map(|s| s["stage"].as_str().unwrap()).collect();
-    assert_eq!(names, ["parser", "sketches", "per-switch"], "{report}");
-    let wall = report["seconds"].as_f64().unwrap();
-    for s in stages {
-        let (cpu, waited) =
-            (s["cpu_s"].as_f64().expect("CPU time on Linux"), s["waited_s"].as_f64().unwrap());
-        assert!(cpu > 0.0 && (0.0..=wall).contains(&waited), "{s} in {wall} s");
+    let want = library_sections(&packets);
+    for (parser, threads) in [
+        ("thread", &["parser", "sketches", "per-switch"][..]),
+        ("inline", &["parser+sketches", "per-switch"][..]),
+    ] {
+        let snap = dir.path().join(format!("{parser}.snap"));
+        let out = smartnic(&[
+            "sketch",
+            "run",
+            "--trace",
+            &pcap,
+            "-o",
+            snap.to_str().unwrap(),
+            "--parser",
+            parser,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["packets"], 20_000);
+        // Each thread's CPU time (told on Linux) and time blocked, within the run's.
+        let stages = report["stages"].as_array().expect("stages");
+        let names: Vec<_> = stages.iter().map(|s| s["stage"].as_str().unwrap()).collect();
+        assert_eq!(names, threads, "{report}");
+        let wall = report["seconds"].as_f64().unwrap();
+        for s in stages {
+            let (cpu, waited) =
+                (s["cpu_s"].as_f64().expect("CPU time on Linux"), s["waited_s"].as_f64().unwrap());
+            assert!(cpu > 0.0 && (0.0..=wall).contains(&waited), "{s} in {wall} s");
+        }
+        let s = Snapshot::read_file(&snap).unwrap();
+        assert_eq!(s.packets, 20_000);
+        assert_eq!(s.sections, want, "--parser {parser}");
     }
-    let s = Snapshot::read_file(&snap).unwrap();
-    assert_eq!(s.packets, 20_000);
-    assert_eq!(s.sections, library_sections(&packets));
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::sketch::per_switch_worker::PerSwitchWorker;
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
-use crate::trace::pipeline::{self, for_each_shared_batch, thread_cpu_s, SharedBatch, StageTime};
+use crate::trace::pipeline::{self, for_each_shared_batch, thread_cpu_s, Parsing, SharedBatch, StageTime};
 use crate::trace::{Format, PacketReader};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -60,6 +60,11 @@ pub struct RunArgs {
     /// switch) average (SketchINT's Delta_l; at least 1, in steps of 1/256).
     #[arg(long, default_value = "5", value_parser = parse_ratio, value_name = "RATIO")]
     pub inflate_ratio: u32,
+    /// Where the trace is read and parsed: a thread of its own, or inline on the main
+    /// thread. Default: a thread of its own while the machine has a core to spare for it
+    /// (the per-switch half takes a thread too), inline otherwise.
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub parser: Option<Parsing>,
 }
 
 /// Parses Delta_l into 1/256 units (the contract's `InflateRule::from_ratio_x256` input).
@@ -128,8 +133,9 @@ struct RunReport {
 /// One thread of a `sketch run`.
 #[derive(Debug, Serialize)]
 struct StageReport {
-    /// `parser`, `sketches` (the flow sketches, on the main thread) or `per-switch` (the
-    /// half and the flow tower feeding it).
+    /// `parser`, `sketches` (the flow sketches, on the main thread), `parser+sketches`
+    /// (both on the main thread, [`Parsing::Inline`]) or `per-switch` (the half and the
+    /// flow tower feeding it).
     stage: &'static str,
     #[serde(flatten)]
     time: StageTime,
@@ -299,9 +305,12 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let pb = bar(None, "sketching");
     let mut run = EpochRun { epochs, epoch: 0, in_epoch: 0, total: 0, out: Vec::new() };
-    // The parser thread reads ahead while the sketches insert; a batch is cut where an
-    // epoch ends, so every packet lands in the epoch it belongs to.
-    let times = for_each_shared_batch(&mut reader, pipeline::BATCH, |batch| {
+    // The parser reads ahead while the sketches insert (on a thread of its own when a core
+    // is left for it); a batch is cut where an epoch ends, so every packet lands in the
+    // epoch it belongs to.
+    let busy = 1 + per_switch.is_some() as usize;
+    let parsing = args.parser.unwrap_or_else(|| Parsing::for_this_machine(busy));
+    let times = for_each_shared_batch(&mut reader, pipeline::BATCH, parsing, |batch| {
         run.feed_split(&batch, &mut sketches, per_switch.as_mut(), &args.output)?;
         pb.set_position(run.total);
         Ok::<_, anyhow::Error>(())
@@ -316,10 +325,12 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     let half = per_switch.map(PerSwitchRun::finish);
     let main =
         StageTime { cpu_s, waited_s: times.consumer_waited_s + half.map_or(0.0, |(_, waited)| waited) };
-    let mut stages = vec![
-        StageReport { stage: "parser", time: times.parser },
-        StageReport { stage: "sketches", time: main },
-    ];
+    let mut stages = match times.parser {
+        Some(parser) => {
+            vec![StageReport { stage: "parser", time: parser }, StageReport { stage: "sketches", time: main }]
+        }
+        None => vec![StageReport { stage: "parser+sketches", time: main }],
+    };
     stages.extend(half.map(|(time, _)| StageReport { stage: "per-switch", time }));
     let counts = reader.counts();
     let report = RunReport {

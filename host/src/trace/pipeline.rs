@@ -6,6 +6,10 @@
 //! instead of the slower one. The parser thread hands full batches through a bounded
 //! channel (memory stays [`DEPTH`] batches whatever the trace length) and the consumer
 //! hands the emptied vectors back, so the steady state allocates no batch.
+//!
+//! A consumer that keeps threads of its own busy (`sketch run`'s per-switch half) may
+//! already fill every core; the parsing then runs on the consumer's thread instead
+//! ([`Parsing::Inline`]), batch by batch, with the same batches and the same recycling.
 
 use std::io::Read;
 use std::ops::Deref;
@@ -51,10 +55,46 @@ pub fn thread_cpu_s() -> Option<f64> {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PipelineTimes {
     /// The parser thread: its CPU time, and how long it waited for the consumer (for room
-    /// in the channel, or for an emptied vector to come back).
-    pub parser: StageTime,
-    /// How long the consumer waited for the parser's batches, in seconds.
+    /// in the channel, or for an emptied vector to come back). `None` when the parsing ran
+    /// on the consumer's thread ([`Parsing::Inline`]).
+    pub parser: Option<StageTime>,
+    /// How long the consumer waited: for the parser's batches, or (parsing inline) for an
+    /// emptied vector to come back from the threads it handed batches to. In seconds.
     pub consumer_waited_s: f64,
+}
+
+/// Where the reading and parsing run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Parsing {
+    /// On a thread of their own, overlapped with the consumer.
+    Thread,
+    /// On the consumer's thread, before it consumes each batch.
+    Inline,
+}
+
+impl Parsing {
+    /// The placement for a consumer that keeps `consumer_threads` threads busy (its own
+    /// included) on a machine with `cores` cores: a thread of its own while a core is left
+    /// for it, inline otherwise.
+    ///
+    /// Why: one more busy thread than cores makes the scheduler share them in time
+    /// slices, so the thread that bounds the run loses its core part of the time. On two
+    /// cores `sketch run` (parser, main thread, per-switch half) took 0.55 s median on
+    /// 5M packets with a parser thread and 0.50 s with the parsing inline.
+    pub fn for_threads(consumer_threads: usize, cores: usize) -> Parsing {
+        if consumer_threads < cores {
+            Parsing::Thread
+        } else {
+            Parsing::Inline
+        }
+    }
+
+    /// [`Parsing::for_threads`] on this machine's available cores.
+    pub fn for_this_machine(consumer_threads: usize) -> Parsing {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Parsing::for_threads(consumer_threads, cores)
+    }
 }
 
 /// A batch of parsed packets that threads share without copying it: clones are cheap, and
@@ -110,13 +150,57 @@ where
     E: From<TraceError>,
     F: FnMut(&[Packet]) -> Result<(), E>,
 {
-    for_each_shared_batch(reader, batch, |b| consume(&b))
+    for_each_shared_batch(reader, batch, Parsing::Thread, |b| consume(&b))
 }
 
 /// [`for_each_batch`] with each batch handed over as a [`SharedBatch`], which the consumer
 /// may pass on to other threads; the vector returns to the parser when the last clone is
-/// dropped.
+/// dropped. `parsing` tells where the reading and parsing run.
 pub fn for_each_shared_batch<R, E, F>(
+    reader: &mut PacketReader<R>,
+    batch: usize,
+    parsing: Parsing,
+    consume: F,
+) -> Result<PipelineTimes, E>
+where
+    R: Read + Send,
+    E: From<TraceError>,
+    F: FnMut(SharedBatch) -> Result<(), E>,
+{
+    let batch = batch.max(1);
+    match parsing {
+        Parsing::Thread => on_parser_thread(reader, batch, consume),
+        Parsing::Inline => inline(reader, batch, consume),
+    }
+}
+
+/// The parsing on the consumer's thread: each batch filled (in a vector handed back by
+/// the consumer's threads, as the parser thread's are), then consumed.
+fn inline<R, E, F>(reader: &mut PacketReader<R>, batch: usize, mut consume: F) -> Result<PipelineTimes, E>
+where
+    R: Read,
+    E: From<TraceError>,
+    F: FnMut(SharedBatch) -> Result<(), E>,
+{
+    let (home, empty) = sync_channel(SPARE);
+    let (mut waited, mut made) = (Duration::ZERO, 0);
+    loop {
+        let mut packets =
+            recycled(&empty, &mut made, &mut waited).unwrap_or_else(|| Vec::with_capacity(batch));
+        let filled = fill(reader, &mut packets, batch);
+        if !packets.is_empty() {
+            consume(SharedBatch { packets: Some(Arc::new(packets)), home: home.clone() })?;
+        }
+        match filled {
+            Ok(true) => {}
+            Ok(false) => return Ok(PipelineTimes { parser: None, consumer_waited_s: waited.as_secs_f64() }),
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The parsing on a thread of its own, the batches handed over through a bounded channel.
+fn on_parser_thread<R, E, F>(
     reader: &mut PacketReader<R>,
     batch: usize,
     mut consume: F,
@@ -126,7 +210,6 @@ where
     E: From<TraceError>,
     F: FnMut(SharedBatch) -> Result<(), E>,
 {
-    let batch = batch.max(1);
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = sync_channel(DEPTH);
         let (empty_tx, empty_rx) = sync_channel(SPARE);
@@ -141,7 +224,7 @@ where
         }
         // The parser has ended (the channel closed): only a panic makes its join fail.
         let parser = parser.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        Ok(PipelineTimes { parser, consumer_waited_s: waited.as_secs_f64() })
+        Ok(PipelineTimes { parser: Some(parser), consumer_waited_s: waited.as_secs_f64() })
     })
 }
 
@@ -262,54 +345,81 @@ mod tests {
         std::iter::from_fn(|| r.next_packet().unwrap()).collect()
     }
 
+    const BOTH: [Parsing; 2] = [Parsing::Thread, Parsing::Inline];
+
     /// Every packet arrives once, in file order, whatever the batch size (including one
-    /// that does not divide the trace and one larger than it).
+    /// that does not divide the trace and one larger than it) and wherever the parsing
+    /// runs; batches dropped on another thread come back and are refilled.
     #[test]
     fn batches_are_the_streaming_reader_in_order() {
         let bytes = trace_bytes(1000);
         let want = sequential(&bytes);
-        for batch in [1, 7, 333, 4096] {
+        for (batch, parsing) in [1, 7, 333, 4096].into_iter().flat_map(|b| BOTH.map(|p| (b, p))) {
             let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
             let mut got = Vec::new();
-            for_each_batch::<_, TraceError, _>(&mut r, batch, |b| {
+            let (keep, kept) = std::sync::mpsc::channel::<SharedBatch>();
+            let holder = std::thread::spawn(move || kept.into_iter().count());
+            for_each_shared_batch::<_, TraceError, _>(&mut r, batch, parsing, |b| {
                 assert!(!b.is_empty() && b.len() <= batch);
-                got.extend_from_slice(b);
+                got.extend_from_slice(&b);
+                keep.send(b).unwrap();
                 Ok(())
             })
             .unwrap();
-            assert_eq!(got, want, "batch {batch}");
+            drop(keep);
+            assert!(holder.join().unwrap() > 0);
+            assert_eq!(got, want, "batch {batch}, {parsing:?}");
             assert_eq!(r.counts().packets, 1000);
             assert!(r.counts().non_ip > 100, "the ARP frames are counted");
         }
     }
 
-    /// A damaged file reaches the consumer as the reader's error, after the packets before it.
+    /// A damaged file reaches the consumer as the reader's error, after the packets before
+    /// it, wherever the parsing runs.
     #[test]
     fn reader_error_is_returned_after_the_good_packets() {
         let bytes = trace_bytes(100);
         let cut = &bytes[..bytes.len() - 5];
         let mut r = PacketReader::from_reader(cut, Format::Auto).unwrap();
-        let mut seen = 0;
-        let err = for_each_batch::<_, TraceError, _>(&mut r, 16, |b| {
-            seen += b.len();
-            Ok(())
-        })
-        .unwrap_err();
-        let mut r = PacketReader::from_reader(cut, Format::Auto).unwrap();
         let before = std::iter::from_fn(|| r.next_packet().ok().flatten()).count();
         assert!(before >= 99);
-        assert_eq!(seen, before, "every packet before the damaged record");
-        assert!(err.to_string().contains("truncated") || err.to_string().contains("short"), "{err}");
+        for parsing in BOTH {
+            let mut r = PacketReader::from_reader(cut, Format::Auto).unwrap();
+            let mut seen = 0;
+            let err = for_each_shared_batch::<_, TraceError, _>(&mut r, 16, parsing, |b| {
+                seen += b.len();
+                Ok(())
+            })
+            .unwrap_err();
+            assert_eq!(seen, before, "every packet before the damaged record, {parsing:?}");
+            assert!(err.to_string().contains("truncated") || err.to_string().contains("short"), "{err}");
+        }
     }
 
-    /// A consumer that fails stops the pipeline (no hang on a blocked parser).
+    /// A consumer that fails stops the pipeline (no hang on a blocked parser), and its
+    /// first batch is the only one read when the parsing is inline.
     #[test]
     fn consumer_error_stops_the_parser() {
         let bytes = trace_bytes(5000);
-        let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
-        let err =
-            for_each_batch(&mut r, 10, |_| Err(TraceError::from(std::io::Error::other("stop")))).unwrap_err();
-        assert!(err.to_string().contains("stop"));
+        for parsing in BOTH {
+            let mut r = PacketReader::from_reader(&bytes[..], Format::Auto).unwrap();
+            let stop = |_| Err(TraceError::from(std::io::Error::other("stop")));
+            let err = for_each_shared_batch(&mut r, 10, parsing, stop).unwrap_err();
+            assert!(err.to_string().contains("stop"));
+            if parsing == Parsing::Inline {
+                assert_eq!(r.counts().packets, 10);
+            }
+        }
+    }
+
+    /// A parser thread while a core is left beside the consumer's threads, inline once
+    /// they fill every core (`sketch run` on two cores, with its per-switch thread).
+    #[test]
+    fn parsing_is_inline_once_the_consumer_fills_the_cores() {
+        assert_eq!(Parsing::for_threads(1, 2), Parsing::Thread);
+        assert_eq!(Parsing::for_threads(2, 2), Parsing::Inline);
+        assert_eq!(Parsing::for_threads(2, 3), Parsing::Thread);
+        assert_eq!(Parsing::for_threads(1, 1), Parsing::Inline);
     }
 
     /// Hands out at most 64 bytes per read, sleeping first: a slow disk.
@@ -340,9 +450,10 @@ mod tests {
         })
         .unwrap();
         let wall = started.elapsed().as_secs_f64();
-        assert!(t.parser.waited_s >= 0.03 && t.parser.waited_s <= wall, "{t:?} in {wall} s");
+        let parser = t.parser.expect("a parser thread");
+        assert!(parser.waited_s >= 0.03 && parser.waited_s <= wall, "{t:?} in {wall} s");
         assert!(t.consumer_waited_s <= wall, "{t:?} in {wall} s");
-        let cpu = t.parser.cpu_s.expect("Linux tells a thread's CPU time");
+        let cpu = parser.cpu_s.expect("Linux tells a thread's CPU time");
         assert!(cpu > 0.0 && cpu < wall, "{t:?} in {wall} s");
 
         let bytes = trace_bytes(500);
@@ -353,6 +464,6 @@ mod tests {
         // One read per 64 bytes at 0.2 ms each: far more than 30 ms in all.
         assert!(bytes.len() / 64 > 150, "{} bytes", bytes.len());
         assert!(t.consumer_waited_s >= 0.03 && t.consumer_waited_s <= wall, "{t:?} in {wall} s");
-        assert!(t.parser.waited_s < t.consumer_waited_s, "{t:?}");
+        assert!(t.parser.expect("a parser thread").waited_s < t.consumer_waited_s, "{t:?}");
     }
 }
