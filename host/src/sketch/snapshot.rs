@@ -6,7 +6,7 @@ use super::key_table::KeyTable;
 use super::latency_tower::LatencyTower;
 use super::per_switch::PerSwitch;
 use super::{AnySketch, SuMax, Tower};
-use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record};
+use smartnic_contract::wire::record::{parse_stream, InflatedRecord, Record, INFLATED_LEN};
 use smartnic_driver::snapshot::{FirmwareId, PerSwitchSection, Section, Snapshot};
 
 /// Why a sketch cannot become a snapshot section or back.
@@ -94,8 +94,18 @@ pub fn per_switch_sections(ps: &PerSwitch, records: &[InflatedRecord]) -> Vec<Pe
     vec![
         latency_section(&ps.latency),
         table_section(&ps.table, ps.config().table_threshold),
-        PerSwitchSection::Records { stream: records.iter().flat_map(InflatedRecord::emit).collect() },
+        PerSwitchSection::Records { stream: record_stream(records) },
     ]
+}
+
+/// The records as the NIC's stream holds them, back to back. Why not a `flat_map`: it
+/// collects byte by byte into a vector of unknown length, and `sketch run` builds this
+/// stream (200K records, 5.7 MB, on the 5M-packet trace) after its last packet, while
+/// nothing else runs.
+fn record_stream(records: &[InflatedRecord]) -> Vec<u8> {
+    let mut stream = Vec::with_capacity(records.len() * INFLATED_LEN);
+    records.iter().for_each(|r| stream.extend_from_slice(&r.emit()));
+    stream
 }
 
 /// The snapshot section of a latency tower.
