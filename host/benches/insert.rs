@@ -43,7 +43,7 @@ fn sumax_packets(keys: &[FlowKey]) -> Vec<Packet> {
     let packet = |(i, k): (usize, &FlowKey)| {
         let i = i as u64;
         let hop = Hop { switch_id: 1, latency_ns: ((i * 2_654_435_761) % 50_000) as u32 };
-        Packet { ts_ns: 1_000_000 + i * 700, wire_len: 64, key: *k, hops: vec![hop] }
+        Packet { ts_ns: 1_000_000 + i * 700, wire_len: 64, key: *k, hops: [hop].into_iter().collect() }
     };
     keys.iter().enumerate().map(packet).collect()
 }

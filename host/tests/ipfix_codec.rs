@@ -97,7 +97,7 @@ fn tower_snapshot() -> (smartnic::sketch::AnySketch, smartnic_driver::snapshot::
     let mut packets = 0;
     for n in 1..=3u8 {
         for _ in 0..u32::from(n) * 10 {
-            sk.insert(&Packet { ts_ns: 0, wire_len: 64, key: key(n), hops: Vec::new() });
+            sk.insert(&Packet { ts_ns: 0, wire_len: 64, key: key(n), hops: Default::default() });
             packets += 1;
         }
     }

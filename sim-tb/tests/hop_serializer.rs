@@ -62,7 +62,7 @@ fn runt(n: u64) -> Frame {
     Frame {
         bytes: vec![0xEE; 8],
         ip: false,
-        hops: Vec::new(),
+        hops: Default::default(),
         tags: 0,
         key: FlowKey::default(),
         bank: n % 2 == 1,

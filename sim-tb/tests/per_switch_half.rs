@@ -60,7 +60,7 @@ fn frames() -> Vec<Frame> {
             let d = match (parse_frame(LINKTYPE_ETHERNET, &b), walk_l2(&b)) {
                 (FrameClass::Ip { key, hops }, Ok(l2)) => {
                     let sc = if l2.ethertype == ETHERTYPE_SHIM { l2.tags as u8 } else { 0 };
-                    Some((Packet { ts_ns: 0, wire_len: b.len() as u32, key, hops }, sc))
+                    Some((Packet { ts_ns: 0, wire_len: b.len() as u32, key, hops: hops.into() }, sc))
                 }
                 _ => None,
             };

@@ -74,7 +74,7 @@ impl Sink for MemSink {
         self.scratch.resize(headers.len() + zeros as usize, 0);
         if let FrameClass::Ip { key, hops } = parse_frame(LINKTYPE_ETHERNET, &self.scratch) {
             let wire_len = self.scratch.len() as u32;
-            self.hosts[host].push(Packet { ts_ns: time_ns, wire_len, key, hops });
+            self.hosts[host].push(Packet { ts_ns: time_ns, wire_len, key, hops: hops.into() });
         }
         Ok(())
     }

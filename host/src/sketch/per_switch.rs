@@ -59,7 +59,8 @@ impl HopSource for [Packet] {
     fn hops(&self, n: usize) -> &[Hop] {
         &self[n].hops
     }
-    /// Each packet's hop vector was allocated by the parser's thread, away from the packet.
+    /// A stack longer than [`crate::trace::INLINE_HOPS`] was allocated by the parser's
+    /// thread, away from the packet.
     #[inline]
     fn prefetch_hops(&self, n: usize) {
         if let Some(p) = self.get(n) {

@@ -328,7 +328,7 @@ mod tests {
                 ts_ns: n * n * 977,
                 wire_len: 64,
                 key: pool[(n * n % 50) as usize],
-                hops: vec![Hop { switch_id: 1, latency_ns: (n * 7919 % 90_000) as u32 }],
+                hops: [Hop { switch_id: 1, latency_ns: (n * 7919 % 90_000) as u32 }].into_iter().collect(),
             })
             .collect();
         let mut seq = small();
@@ -358,7 +358,9 @@ mod tests {
             ts_ns: n * gap_ns,
             wire_len: 64,
             key: pool[(n * n % 40) as usize],
-            hops: vec![Hop { switch_id: 2, latency_ns: (n * 7919 % max_latency_ns) as u32 }],
+            hops: [Hop { switch_id: 2, latency_ns: (n * 7919 % max_latency_ns) as u32 }]
+                .into_iter()
+                .collect(),
         };
         (0..3000u64).map(packet).collect()
     }

@@ -33,7 +33,7 @@ use smartnic_contract::shim::{Hop, ShimError, ShimHeader, ETHERTYPE_SHIM};
 use smartnic_contract::FlowKey;
 
 use super::capture::RawFrame;
-use super::Packet;
+use super::{Hops, Packet};
 
 pub use smartnic_contract::frame::{
     ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD, ETHERTYPE_VLAN,
@@ -130,7 +130,7 @@ pub enum Classified {
 /// Classifies a captured frame; an IP frame becomes a [`Packet`] with the pcap original
 /// length as its wire length.
 pub fn classify(frame: &RawFrame<'_>) -> Classified {
-    let mut hops = Vec::new();
+    let mut hops = Hops::new();
     match parse_frame_into(frame.linktype, frame.data, &mut hops) {
         Ok(Some(key)) => {
             Classified::Packet(Packet { ts_ns: frame.ts_ns, wire_len: frame.orig_len, key, hops })
@@ -153,9 +153,9 @@ pub fn classify_into(frame: &RawFrame<'_>, p: &mut Packet) -> Result<bool, Frame
 
 /// Parses one frame of the given link type.
 pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
-    let mut hops = Vec::new();
+    let mut hops = Hops::new();
     match parse_frame_into(linktype, data, &mut hops) {
-        Ok(Some(key)) => FrameClass::Ip { key, hops },
+        Ok(Some(key)) => FrameClass::Ip { key, hops: hops.into_vec() },
         Ok(None) => FrameClass::NonIp,
         Err(e) => FrameClass::Malformed(e),
     }
@@ -163,7 +163,7 @@ pub fn parse_frame(linktype: u32, data: &[u8]) -> FrameClass {
 
 /// The parser behind [`parse_frame`]: the key of an IP frame (`None`: not IP), its INT
 /// hops written into `hops` (cleared first, so a reused vector keeps its memory).
-fn parse_frame_into(linktype: u32, data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
+fn parse_frame_into(linktype: u32, data: &[u8], hops: &mut Hops) -> IpResult {
     hops.clear();
     if data.is_empty() {
         return Err(FrameError::Empty);
@@ -189,7 +189,7 @@ type IpResult = Result<Option<FlowKey>, FrameError>;
 /// Ethernet, its VLAN tags (the contract's walk) and the optional shim (the contract's
 /// view, its hops appended to `hops`), then IP.
 #[inline(always)]
-fn parse_ethernet(data: &[u8], hops: &mut Vec<Hop>) -> IpResult {
+fn parse_ethernet(data: &[u8], hops: &mut Hops) -> IpResult {
     let l2 = walk_l2(data).map_err(|e| match e {
         wire::Error::TooManyTags { .. } => FrameError::TooManyVlanTags,
         wire::Error::Truncated { header: wire::Header::Vlan, .. } => FrameError::VlanTruncated,

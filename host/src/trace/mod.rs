@@ -32,8 +32,20 @@ pub struct Packet {
     pub wire_len: u32,
     pub key: FlowKey,
     /// INT stack hops when the frame carried the telemetry shim (empty otherwise).
-    pub hops: Vec<Hop>,
+    pub hops: Hops,
 }
+
+/// A packet's hops, held in the packet itself up to [`INLINE_HOPS`] (a longer stack spills
+/// to an allocation of its own).
+///
+/// Why: as a `Vec`, every packet's hops were an allocation apart from it, written by the
+/// parser and read by SuMax and the per-switch half each at another place in memory; held
+/// in the packet they arrive with its key.
+pub type Hops = smallvec::SmallVec<[Hop; INLINE_HOPS]>;
+
+/// Hops a packet holds in place: a data-center path (ToR, aggregation, core, aggregation,
+/// ToR) fits.
+pub const INLINE_HOPS: usize = 5;
 
 impl Packet {
     /// In-network delay: the sum of the hop latencies (0 without a shim).

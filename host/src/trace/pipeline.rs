@@ -262,7 +262,7 @@ fn produce<R: Read>(
 
 /// A returned vector to fill, or `None` to make a new one (counted in `made`). Past
 /// [`SPARE`] vectors made, the parser waits for one to come back instead of making more: a
-/// new vector's packets are each a fresh allocation (their hop lists), and while the
+/// new vector's packets each make a fresh allocation of a hop list that spills, and while the
 /// consumers still held the batches a parser that outran them allocated and freed a batch's
 /// worth of lists again and again, which tripled its time. It waits [`RETURN_WAIT`] at
 /// most, so a consumer that keeps batches only costs the allocations. Time spent waiting
@@ -322,10 +322,11 @@ mod tests {
     use crate::trace::capture::Format;
     use crate::trace::gen::{generate, GenConfig, ShimConfig};
 
-    /// INT stacks of 1 to 5 hops (so a recycled packet often holds more hops than the next
-    /// one), IPv6, VLAN tags and ARP frames between the packets.
+    /// INT stacks of 1 to 8 hops (so a recycled packet often holds more hops than the next
+    /// one, and stacks past `INLINE_HOPS` spill and come back in place), IPv6, VLAN tags and
+    /// ARP frames between the packets.
     fn trace_bytes(packets: u64) -> Vec<u8> {
-        let shim = ShimConfig { min_hops: 1, max_hops: 5, ..ShimConfig::default() };
+        let shim = ShimConfig { min_hops: 1, max_hops: 8, ..ShimConfig::default() };
         let cfg = GenConfig {
             packets,
             flows: 37,

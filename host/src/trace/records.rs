@@ -78,7 +78,12 @@ impl<R: Read> RecordReader<R> {
 
     /// The next record as a [`Packet`] (wire length 0, no hops).
     pub fn next_packet(&mut self) -> Result<Option<Packet>, TraceError> {
-        Ok(self.next_record()?.map(|(key, ts_ns)| Packet { ts_ns, wire_len: 0, key, hops: Vec::new() }))
+        Ok(self.next_record()?.map(|(key, ts_ns)| Packet {
+            ts_ns,
+            wire_len: 0,
+            key,
+            hops: Default::default(),
+        }))
     }
 }
 

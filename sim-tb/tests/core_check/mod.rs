@@ -65,9 +65,12 @@ pub fn packet_of(f: &SimFrame) -> Result<Packet, u8> {
         return Err(3);
     }
     match parse_frame(LINKTYPE_ETHERNET, &f.data) {
-        FrameClass::Ip { key, hops } => {
-            Ok(Packet { ts_ns: f.ts_ns, wire_len: f.data.len() as u32, key, hops: hops.to_vec() })
-        }
+        FrameClass::Ip { key, hops } => Ok(Packet {
+            ts_ns: f.ts_ns,
+            wire_len: f.data.len() as u32,
+            key,
+            hops: hops.iter().copied().collect(),
+        }),
         FrameClass::NonIp => Err(2),
         FrameClass::Malformed(_) => Err(3),
     }

@@ -47,7 +47,7 @@ pub(super) fn batch_loop<K: PacketKernel>(mut k: K, packets: &[Packet]) {
         if let Some(ahead) = packets.get(n + LOOKAHEAD) {
             ring[n % LOOKAHEAD] = k.locate(&ahead.key);
         }
-        // The hop list (the delay's terms) lives apart from the packet.
+        // A long hop list (the delay's terms) lives apart from the packet.
         packets.prefetch_hops(n + HOPS_AHEAD);
         k.insert(&loc, p.ts_ns, p.delay_ns());
     }
