@@ -252,6 +252,26 @@ impl<const L: usize> HashBank<L> {
         }
     }
 
+    /// What a big-endian `u16` at bytes `at..at + 2` of a key adds to the CRCs of a bank of
+    /// up to four members, as one row of each byte ([`Field16::part`]); `None` for a wider
+    /// bank.
+    ///
+    /// Why: the latency tower adds a hop's switch ID to the part of its flow, hop after
+    /// hop. [`HashBank::part`] took a branch on the rows' width, a slice and three scalar
+    /// loads a row for it; the two rows here are two vector loads.
+    pub fn field16(&self, at: usize) -> Option<Field16<'_>> {
+        let Rows::Narrow(t) = &self.rows else { return None };
+        Some(Field16 { high: &t[at], low: &t[at + 1] })
+    }
+
+    /// The first four lanes of `part` with the CRCs of the all-zero key added: what a
+    /// kernel computes once for a key's fixed bytes, so that each key that varies only in a
+    /// [`Field16`] hashes with two XORs more.
+    #[inline(always)]
+    pub fn with_zero4(&self, part: &[u32; MAX_MEMBERS]) -> [u32; 4] {
+        std::array::from_fn(|i| part[i] ^ self.zero[i])
+    }
+
     /// The CRCs of a key from the contributions ([`HashBank::part`]) of parts covering each
     /// of its bytes exactly once.
     #[inline(always)]
@@ -277,6 +297,23 @@ impl<const L: usize> HashBank<L> {
             Rows::Wide(t) => xor_rows([0; MAX_MEMBERS], &t[..], key),
         };
         self.hash_parts(&[part])
+    }
+}
+
+/// The rows of a two-byte field of a narrow bank ([`HashBank::field16`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Field16<'a> {
+    high: &'a [Narrow; 256],
+    low: &'a [Narrow; 256],
+}
+
+impl Field16<'_> {
+    /// What `value` in the field adds to the CRCs of the bank's (up to four) members.
+    #[inline(always)]
+    pub fn part(&self, value: u16) -> [u32; 4] {
+        let ([h, l], high, low) = (value.to_be_bytes(), self.high, self.low);
+        let (a, b) = (high[h as usize].0, low[l as usize].0);
+        std::array::from_fn(|i| a[i] ^ b[i])
     }
 }
 
@@ -397,6 +434,30 @@ mod tests {
                 assert_eq!(got[m], p.checksum(&k), "member {m}, switch {id}");
             }
         }
+    }
+
+    /// The latency kernel's form: the flow's share with the zero key's CRCs
+    /// (`with_zero4`), XOR the switch ID's two rows (`field16`), is the reference CRC of
+    /// the hop key, for banks of one to four members and every switch ID; a bank of five
+    /// has no `field16`.
+    #[test]
+    fn field16_and_flow_share_hash_like_the_hop_key() {
+        use smartnic_contract::per_switch::{field, switch_key, SWITCH_KEY_LEN};
+        let mut stream = smartnic_contract::vectors::KeyStream::new(13);
+        for d in 1..=4 {
+            let bank = HashBank::<SWITCH_KEY_LEN>::new(&FAMILY[..d]);
+            let sw = bank.field16(field::SWITCH_ID.start).expect("a narrow bank");
+            for id in 0..=u16::MAX {
+                let flow = stream.next_key();
+                let share = bank.with_zero4(&bank.suffix_part(flow.as_bytes()));
+                let part = sw.part(id);
+                let k = switch_key(id, &flow);
+                for (m, p) in FAMILY[..d].iter().enumerate() {
+                    assert_eq!(share[m] ^ part[m], p.checksum(&k), "member {m} of {d}, switch {id}");
+                }
+            }
+        }
+        assert!(HashBank::<SWITCH_KEY_LEN>::new(&FAMILY[..5]).field16(field::SWITCH_ID.start).is_none());
     }
 
     /// Flow keys to compare the two hashings on: a stream of keys, the all-zero and

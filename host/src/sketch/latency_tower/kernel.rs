@@ -12,12 +12,12 @@
 #[cfg(target_arch = "x86_64")]
 use super::acu_avx2;
 use super::{insert_cells, step_pair, Array, FlowPart, LatencyTower, PairEstimate};
-use crate::sketch::hashing::HashBank;
+use crate::sketch::hashing::{Field16, HashBank};
 use crate::sketch::tower::MAX_ARRAYS;
 use smartnic_contract::geometry::InsertMode;
 use smartnic_contract::hash::index;
 use smartnic_contract::packing::{mask, PackedView};
-use smartnic_contract::per_switch::SWITCH_KEY_LEN;
+use smartnic_contract::per_switch::{field, SWITCH_KEY_LEN};
 use smartnic_contract::FlowKey;
 
 /// What a batch loop does with the tower, hop by hop. A hop is located (its buckets found)
@@ -26,10 +26,12 @@ use smartnic_contract::FlowKey;
 pub trait HopKernel {
     /// Where a hop's buckets are.
     type Loc: Copy + Default;
-    /// The hashes' share of `flow`, common to all its hops ([`LatencyTower::flow_part`]).
-    fn flow_part(&self, flow: &FlowKey) -> FlowPart;
+    /// The hashes' share of a flow, common to all its hops.
+    type Flow: Copy;
+    /// The share of `flow` ([`LatencyTower::flow_part`], or a kernel's own form of it).
+    fn flow_part(&self, flow: &FlowKey) -> Self::Flow;
     /// The buckets of `flow`'s hop at `switch_id`.
-    fn locate(&self, flow: &FlowPart, switch_id: u16) -> Self::Loc;
+    fn locate(&self, flow: &Self::Flow, switch_id: u16) -> Self::Loc;
     /// Requests the buckets' cache lines.
     fn prefetch(&self, loc: &Self::Loc);
     /// Records a hop of `units` at `loc`; returns the pair's estimates before the hop.
@@ -63,18 +65,28 @@ pub(super) struct BucketLayout {
 /// each array, and each bucket is one 64-bit window, loaded once and stored once.
 pub struct Windows<'a, const D: usize> {
     hashes: &'a HashBank<SWITCH_KEY_LEN>,
+    /// The switch ID's rows: a hop's hashes are its flow's share (with the zero key's
+    /// CRCs, [`HashBank::with_zero4`]) XOR two rows.
+    switch: Field16<'a>,
     mode: InsertMode,
     arrays: [Window<'a>; D],
 }
 
 impl<'a, const D: usize> Windows<'a, D> {
-    /// The kernel of `tower`, when its geometry is `D` windowed arrays.
+    /// The kernel of `tower`, when its geometry is `D` windowed arrays, at most four (the
+    /// members of a narrow bank).
     pub(super) fn of(tower: &'a mut LatencyTower) -> Option<Self> {
-        if !tower.windowed {
+        if !tower.windowed || D > 4 {
             return None;
         }
+        let switch = tower.hashes.field16(field::SWITCH_ID.start)?;
         let arrays: &mut [Array; D] = tower.arrays.as_mut_slice().try_into().ok()?;
-        Some(Windows { hashes: &tower.hashes, mode: tower.mode, arrays: arrays.each_mut().map(window) })
+        Some(Windows {
+            hashes: &tower.hashes,
+            switch,
+            mode: tower.mode,
+            arrays: arrays.each_mut().map(window),
+        })
     }
 }
 
@@ -113,15 +125,17 @@ where
     [u64; D]: Default,
 {
     type Loc = [u64; D];
+    type Flow = [u32; 4];
 
     #[inline(always)]
-    fn flow_part(&self, flow: &FlowKey) -> FlowPart {
-        FlowPart::of(self.hashes, flow)
+    fn flow_part(&self, flow: &FlowKey) -> [u32; 4] {
+        self.hashes.with_zero4(&FlowPart::of(self.hashes, flow).0)
     }
 
     #[inline(always)]
-    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [u64; D] {
-        let h = flow.hop_hashes(self.hashes, switch_id);
+    fn locate(&self, flow: &[u32; 4], switch_id: u16) -> [u64; D] {
+        let s = self.switch.part(switch_id);
+        let h: [u32; 4] = std::array::from_fn(|k| flow[k] ^ s[k]);
         std::array::from_fn(|k| index(h[k], self.arrays[k].depth) as u64 * self.arrays[k].bucket_bits)
     }
 
@@ -178,14 +192,15 @@ impl<'a> AcuWindows<'a> {
 #[cfg(target_arch = "x86_64")]
 impl HopKernel for AcuWindows<'_> {
     type Loc = [u64; 3];
+    type Flow = [u32; 4];
 
     #[inline(always)]
-    fn flow_part(&self, flow: &FlowKey) -> FlowPart {
+    fn flow_part(&self, flow: &FlowKey) -> [u32; 4] {
         self.windows.flow_part(flow)
     }
 
     #[inline(always)]
-    fn locate(&self, flow: &FlowPart, switch_id: u16) -> [u64; 3] {
+    fn locate(&self, flow: &[u32; 4], switch_id: u16) -> [u64; 3] {
         self.windows.locate(flow, switch_id)
     }
 
@@ -215,6 +230,7 @@ pub struct Cells<'a>(pub(super) &'a mut LatencyTower);
 
 impl HopKernel for Cells<'_> {
     type Loc = [u32; MAX_ARRAYS];
+    type Flow = FlowPart;
 
     fn flow_part(&self, flow: &FlowKey) -> FlowPart {
         self.0.flow_part(flow)
