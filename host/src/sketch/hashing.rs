@@ -309,6 +309,8 @@ pub struct Field16<'a> {
 
 impl Field16<'_> {
     /// What `value` in the field adds to the CRCs of the bank's (up to four) members.
+    /// Written out rather than through `xor_rows` over the two rows: that form took the
+    /// per-switch thread from 0.388 to 0.427 s on 5M packets.
     #[inline(always)]
     pub fn part(&self, value: u16) -> [u32; 4] {
         let ([h, l], high, low) = (value.to_be_bytes(), self.high, self.low);

@@ -65,12 +65,9 @@ pub fn packet_of(f: &SimFrame) -> Result<Packet, u8> {
         return Err(3);
     }
     match parse_frame(LINKTYPE_ETHERNET, &f.data) {
-        FrameClass::Ip { key, hops } => Ok(Packet {
-            ts_ns: f.ts_ns,
-            wire_len: f.data.len() as u32,
-            key,
-            hops: hops.iter().copied().collect(),
-        }),
+        FrameClass::Ip { key, hops } => {
+            Ok(Packet { ts_ns: f.ts_ns, wire_len: f.data.len() as u32, key, hops: hops.into() })
+        }
         FrameClass::NonIp => Err(2),
         FrameClass::Malformed(_) => Err(3),
     }
