@@ -43,31 +43,32 @@ impl PerSwitchSection {
         }
     }
 
-    /// Appends the section (kind tag included).
-    pub(super) fn emit(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.kind().to_le_bytes());
+    /// Writes the section (kind tag included).
+    pub(super) fn emit<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
+        out.write_all(&self.kind().to_le_bytes())?;
         match self {
             PerSwitchSection::LatencyTower { geometry, mode, arrays } => {
-                out.extend_from_slice(&[*mode as u8, geometry.latency_shift, geometry.arrays.len() as u8]);
+                out.write_all(&[*mode as u8, geometry.latency_shift, geometry.arrays.len() as u8])?;
                 for (a, data) in geometry.arrays.iter().zip(arrays) {
-                    out.extend_from_slice(&[a.count_width, a.sum_width]);
-                    out.extend_from_slice(&a.depth.to_le_bytes());
-                    super::emit_crc(&a.hash, out);
-                    super::emit_bytes(data, out);
+                    out.write_all(&[a.count_width, a.sum_width])?;
+                    out.write_all(&a.depth.to_le_bytes())?;
+                    super::emit_crc(&a.hash, out)?;
+                    super::emit_bytes(data, out)?;
                 }
             }
             PerSwitchSection::KeyTable { geometry, threshold, misses, ways } => {
-                out.extend_from_slice(&threshold.to_le_bytes());
-                out.extend_from_slice(&misses.to_le_bytes());
-                out.push(geometry.ways.len() as u8);
-                out.extend_from_slice(&geometry.depth.to_le_bytes());
+                out.write_all(&threshold.to_le_bytes())?;
+                out.write_all(&misses.to_le_bytes())?;
+                out.write_all(&[geometry.ways.len() as u8])?;
+                out.write_all(&geometry.depth.to_le_bytes())?;
                 for (h, data) in geometry.ways.iter().zip(ways) {
-                    super::emit_crc(h, out);
-                    super::emit_bytes(data, out);
+                    super::emit_crc(h, out)?;
+                    super::emit_bytes(data, out)?;
                 }
             }
-            PerSwitchSection::Records { stream } => super::emit_bytes(stream, out),
+            PerSwitchSection::Records { stream } => super::emit_bytes(stream, out)?,
         }
+        Ok(())
     }
 }
 

@@ -194,6 +194,62 @@ fn a_failed_rename_removes_the_temporary_file() {
     assert!(target.join("keep").exists());
 }
 
+/// The file `write_file` streams is `encode`'s bytes exactly, with a record stream larger
+/// than the write buffer (written past it) and small fields on both sides of it.
+#[test]
+fn the_streamed_file_is_the_encoding() {
+    let mut snap = sample();
+    snap.per_switch = per_switch_sample();
+    let PerSwitchSection::Records { stream } = &mut snap.per_switch[2] else { panic!("records last") };
+    let one = stream.clone();
+    while stream.len() <= 2 * WRITE_BUFFER {
+        stream.extend_from_slice(&one);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.snap");
+    snap.write_file(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes, snap.encode());
+    assert_eq!(Snapshot::decode(&bytes).unwrap(), snap);
+}
+
+/// A writer that fails part way (a full disk) fails the write; `write_durably_with` then
+/// leaves the earlier file as it was and no temporary file.
+#[test]
+fn a_write_failing_midway_keeps_the_old_file() {
+    struct FullAfter(usize);
+    impl std::io::Write for FullAfter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.0 == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"));
+            }
+            let n = buf.len().min(self.0);
+            self.0 -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let snap = sample();
+    let whole = snap.encode().len();
+    for room in [0, 1, 40, whole - 4, whole - 1] {
+        let e = snap.write_to(FullAfter(room)).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::StorageFull, "room {room}");
+    }
+    snap.write_to(FullAfter(whole)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kept.snap");
+    snap.write_file(&path).unwrap();
+    let e = write_durably_with(&path, |f| {
+        std::io::Write::write_all(f, b"part of a file")?;
+        Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"))
+    });
+    assert!(e.is_err());
+    assert!(!temp_path(&path).exists());
+    assert_eq!(std::fs::read(&path).unwrap(), snap.encode());
+}
+
 /// The per-switch sections of [`sample`]: a small latency tower, a two-way table with two
 /// stored flows, and two inflated-latency records.
 fn per_switch_sample() -> Vec<PerSwitchSection> {

@@ -274,6 +274,7 @@ impl EpochRun {
             if self.epochs == Some(self.in_epoch) {
                 let ps = per_switch.as_deref_mut();
                 self.out.push(write_epoch(sketches, ps, output, self.epochs, self.epoch, self.in_epoch)?);
+                sketches.iter_mut().for_each(AnySketch::clear);
                 self.epoch += 1;
                 self.in_epoch = 0;
             }
@@ -397,7 +398,8 @@ fn run_manifest(r: &RunReport, epoch_packets: u64) -> Manifest {
 }
 
 /// Writes the current counters (and the per-switch half's state) as epoch `epoch`'s
-/// snapshot and clears them.
+/// snapshot. The per-switch half goes on cleared; the flow sketches are the caller's to
+/// clear when another epoch follows (after the last, clearing them only costs time).
 fn write_epoch(
     sketches: &mut [AnySketch],
     per_switch: Option<&mut PerSwitchRun>,
@@ -414,7 +416,6 @@ fn write_epoch(
     let mut snap = software_snapshot(sketches, epoch, packets)?;
     snap.per_switch = sections;
     snap.write_file(&path)?;
-    sketches.iter_mut().for_each(AnySketch::clear);
     Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets, per_switch: info })
 }
 
