@@ -42,7 +42,9 @@ use std::io::Write;
 use std::path::Path;
 
 mod per_switch;
+mod spill;
 pub use per_switch::PerSwitchSection;
+pub use spill::{RecordSpill, SPILL_SUFFIX};
 
 /// What the firmware-ID block said (all zero for software snapshots).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 //! same packets, epochs partition the trace, and mistakes get clear errors.
 
 use smartnic::sketch::per_switch::{PerSwitch, PerSwitchConfig};
+use smartnic::sketch::per_switch_worker::SPILL_RECORDS;
 use smartnic::sketch::snapshot::{per_switch_sections, to_section};
 use smartnic::sketch::SketchKind;
 use smartnic::trace::{generate_files, GenConfig, Packet, PacketReader, ShimConfig};
@@ -110,6 +111,64 @@ fn epochs_partition_the_trace() {
     assert_eq!(total, 7_500);
     assert!(records > 0, "no inflated-latency record: the per-switch check proves too little");
     assert!(!out_dir.join("epoch-000004.snap").exists());
+}
+
+/// Records enough to be spilled to a file during the run (more than
+/// `SPILL_RECORDS` in an epoch) make the snapshot the model's, in a run of one epoch and
+/// in a run of two, and no spill file is left beside them.
+#[test]
+fn spilled_records_make_the_models_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pcap, packets) = trace(dir.path(), 36_000);
+    let config = PerSwitchConfig { inflate_ratio_x256: 256, ..PerSwitchConfig::nic_default() };
+    for epoch_packets in [None, Some(18_000)] {
+        let out_dir = dir.path().join(format!("out-{epoch_packets:?}"));
+        std::fs::create_dir(&out_dir).unwrap();
+        let mut args = vec!["sketch", "run", "--trace", &pcap, "--inflate-ratio", "1"];
+        let n = epoch_packets.map(|n: usize| n.to_string());
+        let output = match &n {
+            Some(n) => {
+                args.extend(["--epoch-packets", n]);
+                out_dir.join("epochs")
+            }
+            None => out_dir.join("one.snap"),
+        };
+        args.extend(["-o", output.to_str().unwrap()]);
+        let out = smartnic(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        for (e, chunk) in packets.chunks(epoch_packets.unwrap_or(packets.len())).enumerate() {
+            let path = match epoch_packets {
+                Some(_) => output.join(format!("epoch-{e:06}.snap")),
+                None => output.clone(),
+            };
+            let half = PerSwitch::of_epoch(config.clone(), InsertMode::Acu, e as u32, chunk).unwrap();
+            assert!(half.records().len() > SPILL_RECORDS, "epoch {e}: {} records", half.records().len());
+            let s = Snapshot::read_file(&path).unwrap();
+            assert_eq!(
+                s.per_switch,
+                per_switch_sections(&half, half.records()),
+                "{epoch_packets:?} epoch {e}"
+            );
+        }
+        let left = walk(&out_dir);
+        let want = if epoch_packets.is_some() { 3 } else { 1 };
+        assert_eq!(left.len(), want, "the snapshots (and the manifest), nothing else: {left:?}");
+        assert!(left.iter().all(|f| f.ends_with(".snap") || f.ends_with("manifest.json")), "{left:?}");
+    }
+}
+
+/// The name of every file under `dir`.
+fn walk(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flat_map(|e| {
+            let e = e.unwrap();
+            match e.path().is_dir() {
+                true => walk(&e.path()),
+                false => vec![e.file_name().to_string_lossy().into_owned()],
+            }
+        })
+        .collect()
 }
 
 #[test]

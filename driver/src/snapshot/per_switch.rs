@@ -45,6 +45,10 @@ impl PerSwitchSection {
 
     /// Writes the section (kind tag included).
     pub(super) fn emit<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
+        if let PerSwitchSection::Records { stream } = self {
+            emit_records_head(stream.len() as u64, out)?;
+            return out.write_all(stream);
+        }
         out.write_all(&self.kind().to_le_bytes())?;
         match self {
             PerSwitchSection::LatencyTower { geometry, mode, arrays } => {
@@ -66,10 +70,17 @@ impl PerSwitchSection {
                     super::emit_bytes(data, out)?;
                 }
             }
-            PerSwitchSection::Records { stream } => super::emit_bytes(stream, out)?,
+            PerSwitchSection::Records { .. } => unreachable!("written above"),
         }
         Ok(())
     }
+}
+
+/// Writes the start of a records section holding a stream of `len` bytes: everything
+/// before the stream's bytes.
+pub(super) fn emit_records_head<W: std::io::Write>(len: u64, out: &mut W) -> std::io::Result<()> {
+    out.write_all(&kind::RECORDS.to_le_bytes())?;
+    out.write_all(&len.to_le_bytes())
 }
 
 /// Reads named fields off a section, tracking the offset in the file for errors.

@@ -266,6 +266,51 @@ fn a_write_failing_midway_keeps_the_old_file() {
     assert_eq!(std::fs::read(&path).unwrap(), snap.encode());
 }
 
+/// A record stream split between a spill (past its buffer, so partly in its file) and the
+/// snapshot's own section is written as the one stream, the file equal to `encode` of the
+/// whole; the spill file is gone afterwards.
+#[test]
+fn a_spilled_record_stream_is_written_whole() {
+    let mut whole = sample();
+    whole.per_switch = per_switch_sample();
+    let PerSwitchSection::Records { stream } = &mut whole.per_switch[2] else { panic!("records last") };
+    let one = stream.clone();
+    while stream.len() < 3 << 20 {
+        stream.extend_from_slice(&one);
+    }
+    let stream = stream.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spilled.snap");
+    for cut in [0, one.len(), stream.len() / 2, stream.len()] {
+        let mut spill = RecordSpill::create(&path).unwrap();
+        for piece in stream[..cut].chunks(100_000) {
+            spill.append(piece).unwrap();
+        }
+        assert_eq!(spill.len(), cut as u64);
+        let spill_path = spill.path().to_path_buf();
+        let mut rest = whole.clone();
+        rest.per_switch[2] = PerSwitchSection::Records { stream: stream[cut..].to_vec() };
+        rest.write_file_spilled(&path, spill).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), whole.encode(), "cut at {cut}");
+        assert!(!spill_path.exists(), "cut at {cut}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["spilled.snap"]);
+}
+
+/// Spilled records with no records section to end the snapshot are refused, not dropped
+/// silently, and nothing is written.
+#[test]
+fn spilled_records_need_a_records_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.snap");
+    let mut spill = RecordSpill::create(&path).unwrap();
+    spill.append(&[0; 28]).unwrap();
+    let e = sample().write_file_spilled(&path, spill).unwrap_err().to_string();
+    assert!(e.contains("does not end with a records section"), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
 /// The per-switch sections of [`sample`]: a small latency tower, a two-way table with two
 /// stored flows, and two inflated-latency records.
 fn per_switch_sample() -> Vec<PerSwitchSection> {

@@ -12,7 +12,7 @@ use super::manifest::{self, EpochEntry, Manifest};
 use super::progress::bar;
 use super::size::parse_bytes;
 use crate::sketch::per_switch::{PerSwitch, PerSwitchConfig};
-use crate::sketch::per_switch_worker::PerSwitchWorker;
+use crate::sketch::per_switch_worker::{EpochState, PerSwitchWorker, Spill, SPILL_RECORDS};
 use crate::sketch::snapshot::{from_section, per_switch_sections, software_snapshot};
 use crate::sketch::{AnySketch, SketchKind};
 use crate::tasks::sumax::units_to_ns;
@@ -25,7 +25,7 @@ use smartnic_contract::geometry::{InsertMode, SuMaxGeometry, TowerGeometry};
 use smartnic_contract::per_switch::DEFAULT_TABLE_THRESHOLD;
 use smartnic_contract::per_switch::{KeyTableGeometry, LatencyTowerGeometry};
 use smartnic_contract::FlowKey;
-use smartnic_driver::snapshot::{PerSwitchSection, Section, Snapshot};
+use smartnic_driver::snapshot::{PerSwitchSection, RecordSpill, Section, Snapshot};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -188,7 +188,9 @@ impl PerSwitchRun {
             inflate_ratio_x256: args.inflate_ratio,
             ..PerSwitchConfig::nic_default()
         };
-        let half = PerSwitchWorker::start(flow.clone(), PerSwitch::new(config).context("per-switch half")?);
+        let half = PerSwitch::new(config).context("per-switch half")?;
+        let spill = spill_for(epoch_path(&args.output, args.epoch_packets.filter(|&n| n > 0), 0));
+        let half = PerSwitchWorker::start(flow.clone(), half, Some(spill));
         Ok(Some(PerSwitchRun { tower, half }))
     }
 
@@ -203,25 +205,39 @@ impl PerSwitchRun {
     }
 
     /// Puts the epoch's flow tower back into `sketches`; returns the epoch's per-switch
-    /// sections (none when it held no INT hop) and what they hold. The thread goes on with
-    /// the next epoch cleared.
-    fn take_epoch(
-        &mut self,
-        sketches: &mut [AnySketch],
-    ) -> (Vec<smartnic_driver::snapshot::PerSwitchSection>, Option<PerSwitchInfo>) {
-        let (tower, half, records) = self.half.take();
+    /// part: its sections (none when it held no INT hop), what they hold, and the head of
+    /// its record stream when the thread spilled it. The thread goes on with the next
+    /// epoch cleared, its records spilled beside `next`.
+    fn take_epoch(&mut self, sketches: &mut [AnySketch], next: &Path) -> anyhow::Result<EpochPerSwitch> {
+        let EpochState { tower, half, spill, records } = self
+            .half
+            .take(Some(spill_for(next.to_path_buf())))
+            .context("cannot spill the inflated-latency records beside the snapshot")?;
         sketches[self.tower] = AnySketch::Tower(tower);
         if half.stats().hops == 0 {
-            return (Vec::new(), None);
+            return Ok(EpochPerSwitch { spill, ..EpochPerSwitch::default() });
         }
         let info = PerSwitchInfo {
             hops: half.stats().hops,
             table_flows: half.table.entries().count() as u64,
             table_misses: half.table.misses(),
-            inflated: records.len() as u64,
+            inflated: half.stats().inflated,
         };
-        (per_switch_sections(&half, &records), Some(info))
+        Ok(EpochPerSwitch { sections: per_switch_sections(&half, &records), info: Some(info), spill })
     }
+}
+
+/// An epoch's per-switch part, as [`PerSwitchRun::take_epoch`] returns it.
+#[derive(Default)]
+struct EpochPerSwitch {
+    sections: Vec<smartnic_driver::snapshot::PerSwitchSection>,
+    info: Option<PerSwitchInfo>,
+    spill: Option<RecordSpill>,
+}
+
+/// The records of the epoch whose snapshot goes to `snapshot` are spilled beside it.
+fn spill_for(snapshot: PathBuf) -> Spill {
+    Spill { snapshot, records: SPILL_RECORDS }
 }
 
 /// Records `batch` in every sketch, and in the per-switch half when there is one.
@@ -397,6 +413,14 @@ fn run_manifest(r: &RunReport, epoch_packets: u64) -> Manifest {
     }
 }
 
+/// Where epoch `epoch`'s snapshot goes: `output` itself for a run of one epoch.
+fn epoch_path(output: &Path, epochs: Option<u64>, epoch: u64) -> PathBuf {
+    match epochs {
+        Some(_) => output.join(format!("epoch-{epoch:06}.snap")),
+        None => output.to_path_buf(),
+    }
+}
+
 /// Writes the current counters (and the per-switch half's state) as epoch `epoch`'s
 /// snapshot. The per-switch half goes on cleared; the flow sketches are the caller's to
 /// clear when another epoch follows (after the last, clearing them only costs time).
@@ -408,14 +432,19 @@ fn write_epoch(
     epoch: u64,
     packets: u64,
 ) -> anyhow::Result<SnapshotInfo> {
-    let path = match epochs {
-        Some(_) => output.join(format!("epoch-{epoch:06}.snap")),
-        None => output.to_path_buf(),
+    let path = epoch_path(output, epochs, epoch);
+    let next = epoch_path(output, epochs, epoch + 1);
+    let part = match per_switch {
+        Some(ps) => ps.take_epoch(sketches, &next)?,
+        None => EpochPerSwitch::default(),
     };
-    let (sections, info) = per_switch.map(|ps| ps.take_epoch(sketches)).unwrap_or_default();
     let mut snap = software_snapshot(sketches, epoch, packets)?;
-    snap.per_switch = sections;
-    snap.write_file(&path)?;
+    snap.per_switch = part.sections;
+    match part.spill {
+        Some(spill) => snap.write_file_spilled(&path, spill)?,
+        None => snap.write_file(&path)?,
+    }
+    let info = part.info;
     Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets, per_switch: info })
 }
 

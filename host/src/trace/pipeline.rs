@@ -43,12 +43,20 @@ pub struct StageTime {
     pub waited_s: f64,
 }
 
-/// CPU time the calling thread has used so far, in seconds (Linux: the scheduler's count
-/// in `/proc/thread-self/schedstat`; `None` elsewhere or when it cannot be read).
+/// CPU time the calling thread has used so far, in seconds (`None` off Unix, or when the
+/// clock cannot be read). Why the thread CPU clock and not `/proc/thread-self/schedstat`:
+/// the scheduler adds a running thread's time to that count only at a tick or a switch,
+/// so a thread that ran for less than a tick without blocking read 0 s there.
 pub fn thread_cpu_s() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = stat.split_whitespace().next()?.parse().ok()?;
-    Some(ns as f64 / 1e9)
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec for the call to fill; nothing else is touched.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (rc == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// What [`for_each_batch`] measured of its two sides.
