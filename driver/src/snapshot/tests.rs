@@ -210,17 +210,23 @@ fn a_failed_rename_removes_the_temporary_file() {
     assert!(target.join("keep").exists());
 }
 
+/// [`sample`] with [`per_switch_sample`]'s sections, its record stream repeated past
+/// `bytes`.
+fn with_records_past(bytes: usize) -> Snapshot {
+    let mut snap = Snapshot { per_switch: per_switch_sample(), ..sample() };
+    let PerSwitchSection::Records { stream } = &mut snap.per_switch[2] else { panic!("records last") };
+    let one = stream.clone();
+    while stream.len() <= bytes {
+        stream.extend_from_slice(&one);
+    }
+    snap
+}
+
 /// The file `write_file` streams is `encode`'s bytes exactly, with a record stream larger
 /// than the write buffer (written past it) and small fields on both sides of it.
 #[test]
 fn the_streamed_file_is_the_encoding() {
-    let mut snap = sample();
-    snap.per_switch = per_switch_sample();
-    let PerSwitchSection::Records { stream } = &mut snap.per_switch[2] else { panic!("records last") };
-    let one = stream.clone();
-    while stream.len() <= 2 * WRITE_BUFFER {
-        stream.extend_from_slice(&one);
-    }
+    let snap = with_records_past(2 * WRITE_BUFFER);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.snap");
     snap.write_file(&path).unwrap();
@@ -271,17 +277,11 @@ fn a_write_failing_midway_keeps_the_old_file() {
 /// whole; the spill file is gone afterwards.
 #[test]
 fn a_spilled_record_stream_is_written_whole() {
-    let mut whole = sample();
-    whole.per_switch = per_switch_sample();
-    let PerSwitchSection::Records { stream } = &mut whole.per_switch[2] else { panic!("records last") };
-    let one = stream.clone();
-    while stream.len() < 3 << 20 {
-        stream.extend_from_slice(&one);
-    }
-    let stream = stream.clone();
+    let whole = with_records_past(3 << 20);
+    let PerSwitchSection::Records { stream } = whole.per_switch[2].clone() else { panic!("records last") };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spilled.snap");
-    for cut in [0, one.len(), stream.len() / 2, stream.len()] {
+    for cut in [0, smartnic_contract::wire::record::INFLATED_LEN, stream.len() / 2, stream.len()] {
         let mut spill = RecordSpill::create(&path).unwrap();
         for piece in stream[..cut].chunks(100_000) {
             spill.append(piece).unwrap();
