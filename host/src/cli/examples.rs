@@ -123,7 +123,9 @@ pub const PAGES: &[Page] = &[
             "A trace without IP packets gives one snapshot of epoch 0 with 0 packets.\n\n",
             "When the trace carries INT stacks, each epoch that held a hop also gets the NIC's\n",
             "per-switch half (latency tower, key table, inflated-latency records), fed with the\n",
-            "first TowerSketch's estimates; --no-per-switch leaves it out.\n\n",
+            "first TowerSketch's estimates; --no-per-switch leaves it out. While an epoch runs,\n",
+            "its records wait beside its snapshot in <snapshot>.tmp-snapshot.records-spill (so\n",
+            "memory does not grow with the epoch), and go into the snapshot at the epoch's end.\n\n",
             manifest::help!()
         ),
     },

@@ -175,9 +175,10 @@ struct PerSwitchRun {
 }
 
 impl PerSwitchRun {
-    /// The half for `args`, fed by the first TowerSketch of `sketches`; `None` when turned
-    /// off or when the run has no TowerSketch to size flows with.
-    fn new(args: &RunArgs, sketches: &[AnySketch]) -> anyhow::Result<Option<Self>> {
+    /// The half for `args`, fed by the first TowerSketch of `sketches`, its first epoch's
+    /// records spilled beside `first` (that epoch's snapshot); `None` when turned off or
+    /// when the run has no TowerSketch to size flows with.
+    fn new(args: &RunArgs, sketches: &[AnySketch], first: PathBuf) -> anyhow::Result<Option<Self>> {
         let found = sketches.iter().enumerate().find_map(|(i, s)| match s {
             AnySketch::Tower(t) => Some((i, t)),
             _ => None,
@@ -189,8 +190,7 @@ impl PerSwitchRun {
             ..PerSwitchConfig::nic_default()
         };
         let half = PerSwitch::new(config).context("per-switch half")?;
-        let spill = spill_for(epoch_path(&args.output, args.epoch_packets.filter(|&n| n > 0), 0));
-        let half = PerSwitchWorker::start(flow.clone(), half, Some(spill));
+        let half = PerSwitchWorker::start(flow.clone(), half, Some(spill_for(first)));
         Ok(Some(PerSwitchRun { tower, half }))
     }
 
@@ -317,7 +317,7 @@ pub fn run_trace(args: &RunArgs, json: bool) -> anyhow::Result<()> {
     // within the run's.
     let start = std::time::Instant::now();
     let main_cpu = thread_cpu_s();
-    let mut per_switch = PerSwitchRun::new(args, &sketches)?;
+    let mut per_switch = PerSwitchRun::new(args, &sketches, epoch_path(&args.output, epochs, 0))?;
     let mut reader = PacketReader::open_as(&args.trace, args.format)
         .with_context(|| format!("cannot read trace {}", args.trace.display()))?;
     let pb = bar(None, "sketching");
