@@ -444,8 +444,7 @@ fn write_epoch(
         Some(spill) => snap.write_file_spilled(&path, spill)?,
         None => snap.write_file(&path)?,
     }
-    let info = part.info;
-    Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets, per_switch: info })
+    Ok(SnapshotInfo { path: path.display().to_string(), epoch, packets, per_switch: part.info })
 }
 
 #[derive(Debug, Serialize)]

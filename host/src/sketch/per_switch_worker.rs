@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use super::per_switch::PerSwitch;
 use super::Tower;
 use crate::trace::pipeline::{thread_cpu_s, SharedBatch, StageTime};
-use smartnic_contract::wire::record::{InflatedRecord, INFLATED_LEN};
+use smartnic_contract::wire::record::InflatedRecord;
 use smartnic_contract::FlowKey;
 use smartnic_driver::snapshot::RecordSpill;
 
@@ -204,8 +204,7 @@ impl Spilling {
         }
         let records = half.drain_records();
         self.stream.clear();
-        self.stream.reserve(records.len() * INFLATED_LEN);
-        records.iter().for_each(|r| self.stream.extend_from_slice(&r.emit()));
+        super::snapshot::emit_records(&records, &mut self.stream);
         let spill = match self.spill.take() {
             Some(s) => Ok(s),
             None => RecordSpill::create(&to.snapshot),

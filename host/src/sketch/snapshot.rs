@@ -103,9 +103,15 @@ pub fn per_switch_sections(ps: &PerSwitch, records: &[InflatedRecord]) -> Vec<Pe
 /// stream (200K records, 5.7 MB, on the 5M-packet trace) after its last packet, while
 /// nothing else runs.
 fn record_stream(records: &[InflatedRecord]) -> Vec<u8> {
-    let mut stream = Vec::with_capacity(records.len() * INFLATED_LEN);
-    records.iter().for_each(|r| stream.extend_from_slice(&r.emit()));
+    let mut stream = Vec::new();
+    emit_records(records, &mut stream);
     stream
+}
+
+/// Appends `records` to `stream` as [`record_stream`] lays them out (sized once).
+pub(crate) fn emit_records(records: &[InflatedRecord], stream: &mut Vec<u8>) {
+    stream.reserve(records.len() * INFLATED_LEN);
+    records.iter().for_each(|r| stream.extend_from_slice(&r.emit()));
 }
 
 /// The snapshot section of a latency tower.
