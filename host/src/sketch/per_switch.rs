@@ -21,6 +21,7 @@ use smartnic_contract::per_switch::{
 use smartnic_contract::shim::Hop;
 use smartnic_contract::wire::record::InflatedRecord;
 use smartnic_contract::FlowKey;
+use std::ops::Range;
 
 /// How many hops ahead of the one it inserts [`PerSwitch::observe_batch`] requests the
 /// buckets of: enough to keep several misses in flight, few enough that the lines are still
@@ -166,56 +167,21 @@ impl PerSwitch {
         match self.latency.kernel_build() {
             // SAFETY (both): this CPU has the features the build is compiled for.
             #[cfg(target_arch = "x86_64")]
-            KernelBuild::CarryLess => unsafe { self.observe_batch_carry_less(epoch, packets, estimates) },
+            KernelBuild::CarryLess => unsafe {
+                self.observe_batch_on::<CarryLessPasses, S>(epoch, packets, estimates)
+            },
             #[cfg(target_arch = "x86_64")]
-            KernelBuild::Avx2 => unsafe { self.observe_batch_avx2(epoch, packets, estimates) },
-            _ => self.observe_batch_any(epoch, packets, estimates),
+            KernelBuild::Avx2 => unsafe { self.observe_batch_on::<Avx2Passes, S>(epoch, packets, estimates) },
+            // SAFETY: the passes need no CPU feature.
+            _ => unsafe { self.observe_batch_on::<PlainPasses, S>(epoch, packets, estimates) },
         }
     }
 
-    /// [`PerSwitch::observe_batch_avx2`] with the flows' share of the hop hashes computed
-    /// by carry-less multiplication, inlined ([`HashBank::kernel_build`]).
+    /// The batch loop on the tower's fastest kernel, its passes compiled as `P`.
     ///
     /// # Safety
-    /// The CPU must support AVX2, BMI2, AVX-512F, AVX-512BW and VPCLMULQDQ.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi2,avx512f,avx512bw,vpclmulqdq")]
-    unsafe fn observe_batch_carry_less<S: HopSource + ?Sized>(
-        &mut self,
-        epoch: u32,
-        packets: &S,
-        estimates: &[u64],
-    ) {
-        // SAFETY: the caller's CPU has AVX2 among the features.
-        unsafe { self.observe_batch_vector(epoch, packets, estimates) }
-    }
-
-    /// [`PerSwitch::observe_batch`] compiled for AVX2 (one instruction per hash row) and
-    /// BMI2 (single-micro-op variable shifts for the packed cells), as the flow sketches'
-    /// batch paths; the NIC's tower in its default mode steps both fields of a hop in one
-    /// vector ([`AcuWindows`]: the half's bench 53 to 45 ms).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 and BMI2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi2")]
-    unsafe fn observe_batch_avx2<S: HopSource + ?Sized>(
-        &mut self,
-        epoch: u32,
-        packets: &S,
-        estimates: &[u64],
-    ) {
-        // SAFETY: the caller's CPU has AVX2.
-        unsafe { self.observe_batch_vector(epoch, packets, estimates) }
-    }
-
-    /// The body of the vector builds, inlined into each.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn observe_batch_vector<S: HopSource + ?Sized>(
+    /// The CPU must support `P`'s features.
+    unsafe fn observe_batch_on<P: ChunkPasses, S: HopSource + ?Sized>(
         &mut self,
         epoch: u32,
         packets: &S,
@@ -223,23 +189,16 @@ impl PerSwitch {
     ) {
         let (latency, mut rest) = self.split(epoch);
         let Some(windows) = latency.windows() else {
-            return observe_chunks(latency.cells(), &mut rest, packets, estimates);
+            // SAFETY (each): the caller's CPU has P's features.
+            return unsafe { observe_chunks::<P, _, _>(latency.cells(), &mut rest, packets, estimates) };
         };
-        if windows.mode() != InsertMode::Acu {
-            return observe_chunks(windows, &mut rest, packets, estimates);
+        #[cfg(target_arch = "x86_64")]
+        if P::AVX2 && windows.mode() == InsertMode::Acu {
+            // SAFETY: P's features, the caller's CPU's, include AVX2.
+            let acu = unsafe { AcuWindows::new(windows) };
+            return unsafe { observe_chunks::<P, _, _>(acu, &mut rest, packets, estimates) };
         }
-        // SAFETY: this function runs only on a CPU with AVX2.
-        observe_chunks(unsafe { AcuWindows::new(windows) }, &mut rest, packets, estimates)
-    }
-
-    /// The batch loop on the tower's fastest kernel.
-    #[inline(always)]
-    fn observe_batch_any<S: HopSource + ?Sized>(&mut self, epoch: u32, src: &S, estimates: &[u64]) {
-        let (latency, mut rest) = self.split(epoch);
-        if let Some(k) = latency.windows() {
-            return observe_chunks(k, &mut rest, src, estimates);
-        }
-        observe_chunks(latency.cells(), &mut rest, src, estimates)
+        unsafe { observe_chunks::<P, _, _>(windows, &mut rest, packets, estimates) }
     }
 
     /// The latency tower, and the rest of the half that a hop's estimates and a packet's
@@ -338,10 +297,11 @@ impl AfterTower<'_> {
 }
 
 /// [`PerSwitch::observe_batch`] on kernel `k`: chunk by chunk, every hop of the chunk
-/// located, then inserted in order with the buckets of the hop [`LOOKAHEAD`] places on
-/// requested.
-#[inline(always)]
-fn observe_chunks<K: HopKernel, S: HopSource + ?Sized>(
+/// located, then inserted in order, the passes compiled as `P`.
+///
+/// # Safety
+/// The CPU must support `P`'s features.
+unsafe fn observe_chunks<P: ChunkPasses, K: HopKernel, S: HopSource + ?Sized>(
     mut k: K,
     rest: &mut AfterTower<'_>,
     src: &S,
@@ -349,33 +309,158 @@ fn observe_chunks<K: HopKernel, S: HopSource + ?Sized>(
 ) {
     let mut locs: Vec<K::Loc> = Vec::new();
     for start in (0..src.packets()).step_by(CHUNK) {
-        let packets = start..(start + CHUNK).min(src.packets());
+        let chunk = start..(start + CHUNK).min(src.packets());
         locs.clear();
-        for n in packets.clone() {
-            src.prefetch_hops(n + HOPS_AHEAD);
-            let hops = src.hops(n);
-            if hops.is_empty() {
-                continue;
+        // SAFETY (both): the caller's CPU has P's features.
+        unsafe {
+            P::locate(&k, src, chunk.clone(), &mut locs);
+            P::insert(&mut k, rest, src, chunk, estimates, &locs);
+        }
+    }
+}
+
+/// The two passes over a chunk of packets, each compiled for one kernel build as a
+/// function of its own.
+///
+/// Why apart: compiled as one function with the chunk loop (and the other kernels), the
+/// insert pass's registers were allocated differently from build to build, and an
+/// unrelated change elsewhere in the crate moved the per-switch thread's time by a tenth.
+/// A small function per pass leaves the allocator one loop to solve.
+trait ChunkPasses {
+    /// The build may use AVX2 (the vector step of [`AcuWindows`]).
+    const AVX2: bool;
+
+    /// Appends to `locs` the location of every hop of `packets`, in order.
+    ///
+    /// # Safety
+    /// The CPU must support the build's features.
+    unsafe fn locate<K: HopKernel, S: HopSource + ?Sized>(
+        k: &K,
+        src: &S,
+        packets: Range<usize>,
+        locs: &mut Vec<K::Loc>,
+    );
+
+    /// Inserts the hops of `packets`, located at `locs`, and offers each packet to the
+    /// table.
+    ///
+    /// # Safety
+    /// The CPU must support the build's features.
+    unsafe fn insert<K: HopKernel, S: HopSource + ?Sized>(
+        k: &mut K,
+        rest: &mut AfterTower<'_>,
+        src: &S,
+        packets: Range<usize>,
+        estimates: &[u64],
+        locs: &[K::Loc],
+    );
+}
+
+/// Defines a [`ChunkPasses`] build: its name, whether it has AVX2, and its target features.
+macro_rules! chunk_passes {
+    ($(#[$doc:meta])* $name:ident, $avx2:expr $(, $features:literal)?) => {
+        $(#[$doc])*
+        struct $name;
+
+        impl ChunkPasses for $name {
+            const AVX2: bool = $avx2;
+
+            $(#[target_feature(enable = $features)])?
+            #[inline(never)]
+            unsafe fn locate<K: HopKernel, S: HopSource + ?Sized>(
+                k: &K,
+                src: &S,
+                packets: Range<usize>,
+                locs: &mut Vec<K::Loc>,
+            ) {
+                locate_chunk(k, src, packets, locs)
             }
-            let flow = k.flow_part(src.key(n));
-            for h in hops {
-                locs.push(k.locate(&flow, h.switch_id));
+
+            $(#[target_feature(enable = $features)])?
+            #[inline(never)]
+            unsafe fn insert<K: HopKernel, S: HopSource + ?Sized>(
+                k: &mut K,
+                rest: &mut AfterTower<'_>,
+                src: &S,
+                packets: Range<usize>,
+                estimates: &[u64],
+                locs: &[K::Loc],
+            ) {
+                insert_chunk(k, rest, src, packets, estimates, locs)
             }
         }
-        locs.iter().take(LOOKAHEAD).for_each(|l| k.prefetch(l));
-        let mut i = 0;
-        for n in packets {
-            let key = src.key(n);
-            for hop in src.hops(n) {
-                if let Some(ahead) = locs.get(i + LOOKAHEAD) {
-                    k.prefetch(ahead);
-                }
-                let units = rest.config.latency.units(hop.latency_ns);
-                rest.hop(key, hop, units, k.insert(&locs[i], units));
-                i += 1;
-            }
-            rest.offer(key, src.hops(n), estimates[n]);
+    };
+}
+
+chunk_passes!(
+    /// Any CPU.
+    PlainPasses,
+    false
+);
+#[cfg(target_arch = "x86_64")]
+chunk_passes!(
+    /// AVX2 (one instruction per hash row) and BMI2 (single-micro-op variable shifts for
+    /// the packed cells), as the flow sketches' batch paths; the NIC's tower in its default
+    /// mode steps both fields of a hop in one vector ([`AcuWindows`]).
+    Avx2Passes,
+    true,
+    "avx2,bmi2"
+);
+#[cfg(target_arch = "x86_64")]
+chunk_passes!(
+    /// [`Avx2Passes`] with the flows' share of the hop hashes computed by carry-less
+    /// multiplication, inlined ([`KernelBuild::CarryLess`]).
+    CarryLessPasses,
+    true,
+    "avx2,bmi2,avx512f,avx512bw,vpclmulqdq"
+);
+
+/// The locate pass: each packet's hop list requested [`HOPS_AHEAD`] packets ahead, the
+/// flow's share of the hashes computed once for all its hops.
+#[inline(always)]
+fn locate_chunk<K: HopKernel, S: HopSource + ?Sized>(
+    k: &K,
+    src: &S,
+    packets: Range<usize>,
+    locs: &mut Vec<K::Loc>,
+) {
+    for n in packets {
+        src.prefetch_hops(n + HOPS_AHEAD);
+        let hops = src.hops(n);
+        if hops.is_empty() {
+            continue;
         }
+        let flow = k.flow_part(src.key(n));
+        for h in hops {
+            locs.push(k.locate(&flow, h.switch_id));
+        }
+    }
+}
+
+/// The insert pass: the hops in order, the buckets of the hop [`LOOKAHEAD`] places on
+/// requested before each.
+#[inline(always)]
+fn insert_chunk<K: HopKernel, S: HopSource + ?Sized>(
+    k: &mut K,
+    rest: &mut AfterTower<'_>,
+    src: &S,
+    packets: Range<usize>,
+    estimates: &[u64],
+    locs: &[K::Loc],
+) {
+    locs.iter().take(LOOKAHEAD).for_each(|l| k.prefetch(l));
+    let mut i = 0;
+    for n in packets {
+        let key = src.key(n);
+        for hop in src.hops(n) {
+            if let Some(ahead) = locs.get(i + LOOKAHEAD) {
+                k.prefetch(ahead);
+            }
+            let units = rest.config.latency.units(hop.latency_ns);
+            rest.hop(key, hop, units, k.insert(&locs[i], units));
+            i += 1;
+        }
+        rest.offer(key, src.hops(n), estimates[n]);
     }
 }
 
