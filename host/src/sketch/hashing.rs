@@ -317,6 +317,14 @@ impl Field16<'_> {
         let (a, b) = (high[h as usize].0, low[l as usize].0);
         std::array::from_fn(|i| a[i] ^ b[i])
     }
+
+    /// The two rows whose XOR is [`Field16::part`] of `value`, for a kernel that XORs them
+    /// in vectors of its own.
+    #[inline(always)]
+    pub fn rows(&self, value: u16) -> (&[u32; 4], &[u32; 4]) {
+        let [h, l] = value.to_be_bytes();
+        (&self.high[h as usize].0, &self.low[l as usize].0)
+    }
 }
 
 /// `init` XOR row `bytes[p]` of `rows[p]` for every position `p`, in the rows' first `N`

@@ -167,12 +167,14 @@ where
 }
 
 /// [`Windows`] of the NIC's d = 3 in approximate CU, the NIC's default mode, with each
-/// hop's step on both fields in one AVX2 vector ([`acu_avx2`]): the same cells and
+/// hop's step on both fields in one AVX2 vector and its three bucket offsets computed in
+/// another ([`acu_avx2`]): the same locations as [`Windows::locate`], the same cells and
 /// estimates as [`Windows::insert`].
 #[cfg(target_arch = "x86_64")]
 pub struct AcuWindows<'a> {
     windows: Windows<'a, 3>,
     layout: acu_avx2::Layout,
+    depths: acu_avx2::Depths,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -185,7 +187,11 @@ impl<'a> AcuWindows<'a> {
         assert_eq!(windows.mode, InsertMode::Acu, "the vector step is approximate CU's");
         // SAFETY: the caller's CPU has AVX2.
         let layout = unsafe { acu_avx2::Layout::new(windows.arrays.each_ref().map(|a| a.layout)) };
-        AcuWindows { windows, layout }
+        let (depth, bits) =
+            (windows.arrays.each_ref().map(|a| a.depth), windows.arrays.each_ref().map(|a| a.bucket_bits));
+        // SAFETY: as above.
+        let depths = unsafe { acu_avx2::Depths::new(depth, bits) };
+        AcuWindows { windows, layout, depths }
     }
 }
 
@@ -201,7 +207,9 @@ impl HopKernel for AcuWindows<'_> {
 
     #[inline(always)]
     fn locate(&self, flow: &[u32; 4], switch_id: u16) -> [u64; 3] {
-        self.windows.locate(flow, switch_id)
+        let (high, low) = self.windows.switch.rows(switch_id);
+        // SAFETY: an `AcuWindows` exists only on a CPU with AVX2 (`AcuWindows::new`).
+        unsafe { acu_avx2::locate(&self.depths, flow, high, low) }
     }
 
     #[inline(always)]
