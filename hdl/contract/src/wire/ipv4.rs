@@ -67,7 +67,7 @@ pub struct Ipv4Packet<T: AsRef<[u8]>> {
 impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     /// The view, checked in the parsers' order: fixed header present, version 4, IHL >= 5,
     /// options present, total length >= header length.
-    #[inline]
+    #[inline(always)]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         let b = buf.as_ref();
         need(Header::Ipv4, b, field::MIN_HEADER_LEN)?;
@@ -86,66 +86,66 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     }
 
     /// A view without checks, for writing a header into a zeroed buffer (at least 20 bytes).
-    #[inline]
+    #[inline(always)]
     pub fn new_unchecked(buf: T) -> Self {
         Ipv4Packet { buf }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn into_inner(self) -> T {
         self.buf
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn version(&self) -> u8 {
         self.buf.as_ref()[field::VER_IHL] >> 4
     }
 
     /// IHL in 32-bit words.
-    #[inline]
+    #[inline(always)]
     pub fn ihl(&self) -> u8 {
         self.buf.as_ref()[field::VER_IHL] & 0x0F
     }
 
     /// Header length in bytes, options included.
-    #[inline]
+    #[inline(always)]
     pub fn header_len(&self) -> usize {
         self.ihl() as usize * 4
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn tos(&self) -> u8 {
         self.buf.as_ref()[field::TOS]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn total_len(&self) -> u16 {
         get16(self.buf.as_ref(), field::TOTAL_LEN)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ident(&self) -> u16 {
         get16(self.buf.as_ref(), field::IDENT)
     }
 
     /// The 3 flag bits ([`flags`]).
-    #[inline]
+    #[inline(always)]
     pub fn flags(&self) -> u8 {
         (get16(self.buf.as_ref(), field::FLAGS_FRAG) >> 13) as u8
     }
 
     /// Fragment offset in 8-byte units; non-zero for every fragment but the first.
-    #[inline]
+    #[inline(always)]
     pub fn frag_offset(&self) -> u16 {
         get16(self.buf.as_ref(), field::FLAGS_FRAG) & field::FRAG_OFFSET_MASK
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ttl(&self) -> u8 {
         self.buf.as_ref()[field::TTL]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn protocol(&self) -> u8 {
         self.buf.as_ref()[field::PROTOCOL]
     }
@@ -155,29 +155,29 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
         get16(self.buf.as_ref(), field::CHECKSUM)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn src_addr(&self) -> [u8; 4] {
         array(self.buf.as_ref(), field::SOURCE)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dst_addr(&self) -> [u8; 4] {
         array(self.buf.as_ref(), field::DESTINATION)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn options(&self) -> &[u8] {
         &self.buf.as_ref()[field::MIN_HEADER_LEN..self.header_len()]
     }
 
     /// Whether the stored checksum is the header's (the sum over the header is 0).
-    #[inline]
+    #[inline(always)]
     pub fn verify_checksum(&self) -> bool {
         checksum(&self.buf.as_ref()[..self.header_len()]) == 0
     }
 
     /// The checksum the header's bytes call for.
-    #[inline]
+    #[inline(always)]
     pub fn compute_checksum(&self) -> u16 {
         let h = &self.buf.as_ref()[..self.header_len()];
         let stored = self.checksum();
@@ -187,7 +187,7 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
 
     /// The bytes after the header, up to the total length or the end of the buffer,
     /// whichever comes first (bytes beyond the total length are Ethernet padding).
-    #[inline]
+    #[inline(always)]
     pub fn payload(&self) -> &[u8] {
         let b = self.buf.as_ref();
         &b[self.header_len()..b.len().min(self.total_len() as usize)]
@@ -330,7 +330,7 @@ impl Ipv4Repr {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn header_len(&self) -> usize {
         field::MIN_HEADER_LEN + self.options.len()
     }

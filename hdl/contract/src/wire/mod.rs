@@ -4,6 +4,11 @@
 //! round-trip. The frame parsers (NIC and host), the frame builder of every test and trace
 //! generator, and the switch twins all read and write frames through these.
 //!
+//! The views' `new_checked`, getters and [`vlan::walk_l2`] are `#[inline(always)]`, the
+//! rest `#[inline]`: the host's parser reads a dozen fields a packet through them, and
+//! the compiler dropped the plain hint in some builds of the host (its crate built as one
+//! unit: the parsing thread from 0.35 to 0.44 s on 5M packets).
+//!
 //! | module | what it fixes |
 //! |---|---|
 //! | [`ethernet`] | the Ethernet II header |

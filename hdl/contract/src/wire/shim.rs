@@ -74,18 +74,18 @@ impl std::error::Error for ShimError {}
 
 impl IntShim {
     /// Encoded length in bytes.
-    #[inline]
+    #[inline(always)]
     pub fn len(&self) -> usize {
         Self::encoded_len(self.hops.len())
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.hops.is_empty()
     }
 
     /// Sum of the hop latencies: the packet's in-network delay.
-    #[inline]
+    #[inline(always)]
     pub fn total_latency_ns(&self) -> u64 {
         self.hops.iter().map(|h| h.latency_ns as u64).sum()
     }
@@ -118,7 +118,7 @@ impl IntShim {
     }
 
     /// Encoded length of a shim of `hops` hops.
-    #[inline]
+    #[inline(always)]
     pub const fn encoded_len(hops: usize) -> usize {
         field::HOPS + field::HOP_LEN * hops
     }
@@ -132,7 +132,7 @@ pub struct ShimHeader<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> ShimHeader<T> {
-    #[inline]
+    #[inline(always)]
     pub fn new_checked(buf: T) -> Result<Self, ShimError> {
         let b = buf.as_ref();
         if b.len() < field::HOPS {
@@ -153,34 +153,34 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
 
     /// A view without checks (at least [`field::HOPS`] bytes): for writing a shim, or
     /// one with more hops than a NIC accepts.
-    #[inline]
+    #[inline(always)]
     pub fn new_unchecked(buf: T) -> Self {
         ShimHeader { buf }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn kind(&self) -> u8 {
         self.buf.as_ref()[field::KIND]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn flags(&self) -> u8 {
         self.buf.as_ref()[field::FLAGS]
     }
 
     /// The EtherType of what follows the shim.
-    #[inline]
+    #[inline(always)]
     pub fn next_type(&self) -> u16 {
         get16(self.buf.as_ref(), field::NEXT_TYPE)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn hop_count(&self) -> u16 {
         get16(self.buf.as_ref(), field::HOP_COUNT)
     }
 
     /// Shim length with its hop records.
-    #[inline]
+    #[inline(always)]
     pub fn header_len(&self) -> usize {
         field::HOPS + field::HOP_LEN * self.hop_count() as usize
     }
@@ -190,7 +190,7 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
     }
 
     /// Hop record `i` (< [`ShimHeader::hop_count`]).
-    #[inline]
+    #[inline(always)]
     pub fn hop(&self, i: usize) -> Hop {
         let h = &self.buf.as_ref()[self.hop_at(i)..self.hop_at(i + 1)];
         Hop { switch_id: get16(h, field::HOP_SWITCH), latency_ns: get32(h, field::HOP_LATENCY) }
@@ -199,7 +199,7 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
     /// Every hop record, in stack order: [`ShimHeader::hop`] of `0..hop_count`, read
     /// as fixed-size records of the bytes `new_checked` found, so the trace parser
     /// appends a stack without a bounds check per field.
-    #[inline]
+    #[inline(always)]
     pub fn hops(&self) -> impl ExactSizeIterator<Item = Hop> + '_ {
         // Records of a constant length: no division by a run-time chunk length.
         let (records, _) =
@@ -213,7 +213,7 @@ impl<T: AsRef<[u8]>> ShimHeader<T> {
     }
 
     /// What follows the shim.
-    #[inline]
+    #[inline(always)]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[self.header_len()..]
     }

@@ -46,7 +46,7 @@ pub struct TcpPacket<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> TcpPacket<T> {
-    #[inline]
+    #[inline(always)]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Tcp, buf.as_ref(), field::MIN_HEADER_LEN)?;
         let p = TcpPacket { buf };
@@ -56,49 +56,49 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
         Ok(p)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn new_unchecked(buf: T) -> Self {
         TcpPacket { buf }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn src_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::SRC_PORT)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dst_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::DST_PORT)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn seq(&self) -> u32 {
         get32(self.buf.as_ref(), field::SEQ)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ack(&self) -> u32 {
         get32(self.buf.as_ref(), field::ACK)
     }
 
     /// Data offset in 32-bit words.
-    #[inline]
+    #[inline(always)]
     pub fn data_offset(&self) -> u8 {
         self.buf.as_ref()[field::DATA_OFFSET] >> 4
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn header_len(&self) -> usize {
         self.data_offset() as usize * 4
     }
 
     /// Reserved bits and flags ([`flags`]), the low 12 bits of bytes 12..14.
-    #[inline]
+    #[inline(always)]
     pub fn flags(&self) -> u16 {
         get16(self.buf.as_ref(), field::OFFSET_FLAGS) & 0x0FFF
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn window(&self) -> u16 {
         get16(self.buf.as_ref(), field::WINDOW)
     }
@@ -108,13 +108,13 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
         get16(self.buf.as_ref(), field::CHECKSUM)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn urgent(&self) -> u16 {
         get16(self.buf.as_ref(), field::URGENT)
     }
 
     /// The options, as far as the buffer holds them.
-    #[inline]
+    #[inline(always)]
     pub fn options(&self) -> &[u8] {
         let b = self.buf.as_ref();
         &b[field::MIN_HEADER_LEN..b.len().min(self.header_len())]
@@ -196,7 +196,7 @@ impl TcpRepr {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn header_len(&self) -> usize {
         field::MIN_HEADER_LEN + self.options.len()
     }

@@ -25,28 +25,28 @@ pub struct UdpPacket<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> UdpPacket<T> {
-    #[inline]
+    #[inline(always)]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Udp, buf.as_ref(), field::HEADER_LEN)?;
         Ok(UdpPacket { buf })
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn src_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::SRC_PORT)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dst_port(&self) -> u16 {
         get16(self.buf.as_ref(), field::DST_PORT)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn len(&self) -> u16 {
         get16(self.buf.as_ref(), field::LENGTH)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len() as usize <= field::HEADER_LEN
     }
@@ -56,7 +56,7 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
         get16(self.buf.as_ref(), field::CHECKSUM)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[field::HEADER_LEN..]
     }

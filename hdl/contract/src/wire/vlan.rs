@@ -25,7 +25,7 @@ pub mod field {
 pub const TAG_ETHERTYPES: [u16; 3] = [ETHERTYPE_VLAN, ETHERTYPE_QINQ, ETHERTYPE_QINQ_OLD];
 
 /// Whether `ethertype` announces a VLAN tag.
-#[inline]
+#[inline(always)]
 pub fn is_tag(ethertype: u16) -> bool {
     // The same three as [`TAG_ETHERTYPES`] (a test checks), as compares: `contains` on the
     // array was a call per frame in the trace parser.
@@ -39,29 +39,29 @@ pub struct VlanTag<T: AsRef<[u8]>> {
 }
 
 impl<T: AsRef<[u8]>> VlanTag<T> {
-    #[inline]
+    #[inline(always)]
     pub fn new_checked(buf: T) -> Result<Self, Error> {
         need(Header::Vlan, buf.as_ref(), field::TAG_LEN)?;
         Ok(VlanTag { buf })
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn tci(&self) -> u16 {
         get16(self.buf.as_ref(), field::TCI)
     }
 
     /// The 12-bit VLAN ID.
-    #[inline]
+    #[inline(always)]
     pub fn vlan_id(&self) -> u16 {
         self.tci() & 0x0FFF
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ethertype(&self) -> u16 {
         get16(self.buf.as_ref(), field::ETHERTYPE)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn payload(&self) -> &[u8] {
         &self.buf.as_ref()[field::TAG_LEN..]
     }
@@ -117,7 +117,7 @@ pub struct L2 {
 /// Walks Ethernet and up to [`MAX_VLAN_TAGS`] tags, the rule both parsers follow: a further
 /// tag is [`Error::TooManyTags`] (checked before that tag's length), a cut header
 /// [`Error::Truncated`].
-#[inline]
+#[inline(always)]
 pub fn walk_l2(frame: &[u8]) -> Result<L2, Error> {
     let eth = EthernetFrame::new_checked(frame)?;
     let mut l2 = L2 {
