@@ -309,14 +309,22 @@ unsafe fn observe_chunks<P: ChunkPasses, K: HopKernel, S: HopSource + ?Sized>(
 ) {
     let mut locs: Vec<K::Loc> = Vec::new();
     for start in (0..src.packets()).step_by(CHUNK) {
-        let chunk = start..(start + CHUNK).min(src.packets());
+        let chunk = Chunk { src, packets: start..(start + CHUNK).min(src.packets()), estimates };
         locs.clear();
         // SAFETY (both): the caller's CPU has P's features.
         unsafe {
-            P::locate(&k, src, chunk.clone(), &mut locs);
-            P::insert(&mut k, rest, src, chunk, estimates, &locs);
+            P::locate(&k, &chunk, &mut locs);
+            P::insert(&mut k, rest, &chunk, &locs);
         }
     }
+}
+
+/// What a pass of [`ChunkPasses`] takes of a batch: the packets `packets` of `src`, packet
+/// `n` with flow estimate `estimates[n]`.
+struct Chunk<'a, S: ?Sized> {
+    src: &'a S,
+    packets: Range<usize>,
+    estimates: &'a [u64],
 }
 
 /// The two passes over a chunk of packets, each compiled for one kernel build as a
@@ -334,24 +342,16 @@ trait ChunkPasses {
     ///
     /// # Safety
     /// The CPU must support the build's features.
-    unsafe fn locate<K: HopKernel, S: HopSource + ?Sized>(
-        k: &K,
-        src: &S,
-        packets: Range<usize>,
-        locs: &mut Vec<K::Loc>,
-    );
+    unsafe fn locate<K: HopKernel, S: HopSource + ?Sized>(k: &K, chunk: &Chunk<S>, locs: &mut Vec<K::Loc>);
 
-    /// Inserts the hops of `packets`, located at `locs`, and offers each packet to the
-    /// table.
+    /// Inserts the chunk's hops, located at `locs`, and offers each packet to the table.
     ///
     /// # Safety
     /// The CPU must support the build's features.
     unsafe fn insert<K: HopKernel, S: HopSource + ?Sized>(
         k: &mut K,
-        rest: &mut AfterTower<'_>,
-        src: &S,
-        packets: Range<usize>,
-        estimates: &[u64],
+        rest: &mut AfterTower,
+        chunk: &Chunk<S>,
         locs: &[K::Loc],
     );
 }
@@ -367,26 +367,14 @@ macro_rules! chunk_passes {
 
             $(#[target_feature(enable = $features)])?
             #[inline(never)]
-            unsafe fn locate<K: HopKernel, S: HopSource + ?Sized>(
-                k: &K,
-                src: &S,
-                packets: Range<usize>,
-                locs: &mut Vec<K::Loc>,
-            ) {
-                locate_chunk(k, src, packets, locs)
+            unsafe fn locate<K: HopKernel, S: HopSource + ?Sized>(k: &K, chunk: &Chunk<S>, locs: &mut Vec<K::Loc>) {
+                locate_chunk(k, chunk, locs)
             }
 
             $(#[target_feature(enable = $features)])?
             #[inline(never)]
-            unsafe fn insert<K: HopKernel, S: HopSource + ?Sized>(
-                k: &mut K,
-                rest: &mut AfterTower<'_>,
-                src: &S,
-                packets: Range<usize>,
-                estimates: &[u64],
-                locs: &[K::Loc],
-            ) {
-                insert_chunk(k, rest, src, packets, estimates, locs)
+            unsafe fn insert<K: HopKernel, S: HopSource + ?Sized>(k: &mut K, rest: &mut AfterTower, chunk: &Chunk<S>, locs: &[K::Loc]) {
+                insert_chunk(k, rest, chunk, locs)
             }
         }
     };
@@ -418,13 +406,9 @@ chunk_passes!(
 /// The locate pass: each packet's hop list requested [`HOPS_AHEAD`] packets ahead, the
 /// flow's share of the hashes computed once for all its hops.
 #[inline(always)]
-fn locate_chunk<K: HopKernel, S: HopSource + ?Sized>(
-    k: &K,
-    src: &S,
-    packets: Range<usize>,
-    locs: &mut Vec<K::Loc>,
-) {
-    for n in packets {
+fn locate_chunk<K: HopKernel, S: HopSource + ?Sized>(k: &K, chunk: &Chunk<S>, locs: &mut Vec<K::Loc>) {
+    let src = chunk.src;
+    for n in chunk.packets.clone() {
         src.prefetch_hops(n + HOPS_AHEAD);
         let hops = src.hops(n);
         if hops.is_empty() {
@@ -442,15 +426,13 @@ fn locate_chunk<K: HopKernel, S: HopSource + ?Sized>(
 #[inline(always)]
 fn insert_chunk<K: HopKernel, S: HopSource + ?Sized>(
     k: &mut K,
-    rest: &mut AfterTower<'_>,
-    src: &S,
-    packets: Range<usize>,
-    estimates: &[u64],
+    rest: &mut AfterTower,
+    chunk: &Chunk<S>,
     locs: &[K::Loc],
 ) {
     locs.iter().take(LOOKAHEAD).for_each(|l| k.prefetch(l));
-    let mut i = 0;
-    for n in packets {
+    let (src, mut i) = (chunk.src, 0);
+    for n in chunk.packets.clone() {
         let key = src.key(n);
         for hop in src.hops(n) {
             if let Some(ahead) = locs.get(i + LOOKAHEAD) {
@@ -460,7 +442,7 @@ fn insert_chunk<K: HopKernel, S: HopSource + ?Sized>(
             rest.hop(key, hop, units, k.insert(&locs[i], units));
             i += 1;
         }
-        rest.offer(key, src.hops(n), estimates[n]);
+        rest.offer(key, src.hops(n), chunk.estimates[n]);
     }
 }
 
