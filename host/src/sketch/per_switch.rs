@@ -431,8 +431,8 @@ fn insert_chunk<K: HopKernel, S: HopSource + ?Sized>(
     locs: &[K::Loc],
 ) {
     locs.iter().take(LOOKAHEAD).for_each(|l| k.prefetch(l));
-    let (src, mut i) = (chunk.src, 0);
-    for n in chunk.packets.clone() {
+    let (&Chunk { src, ref packets, estimates }, mut i) = (chunk, 0);
+    for n in packets.clone() {
         let key = src.key(n);
         for hop in src.hops(n) {
             if let Some(ahead) = locs.get(i + LOOKAHEAD) {
@@ -442,7 +442,7 @@ fn insert_chunk<K: HopKernel, S: HopSource + ?Sized>(
             rest.hop(key, hop, units, k.insert(&locs[i], units));
             i += 1;
         }
-        rest.offer(key, src.hops(n), chunk.estimates[n]);
+        rest.offer(key, src.hops(n), estimates[n]);
     }
 }
 
