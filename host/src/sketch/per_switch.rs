@@ -338,7 +338,7 @@ trait ChunkPasses {
     /// The build may use AVX2 (the vector step of [`AcuWindows`]).
     const AVX2: bool;
 
-    /// Appends to `locs` the location of every hop of `packets`, in order.
+    /// Appends to `locs` the location of every hop of the chunk, in order.
     ///
     /// # Safety
     /// The CPU must support the build's features.

@@ -55,8 +55,7 @@ impl Depths {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn new(depth: [u32; 3], bucket_bits: [u64; 3]) -> Self {
         assert!(bucket_bits.iter().all(|&b| b <= u32::MAX as u64), "a bucket narrower than 2^32 bits");
-        let lanes = |v: [u64; 3]| _mm256_set_epi64x(0, v[2] as i64, v[1] as i64, v[0] as i64);
-        Depths { depth: lanes(depth.map(u64::from)), bucket_bits: lanes(bucket_bits) }
+        Depths { depth: from_lanes(depth.map(u64::from)), bucket_bits: from_lanes(bucket_bits) }
     }
 }
 
@@ -79,8 +78,23 @@ pub(super) unsafe fn locate(d: &Depths, flow: &[u32; 4], high: &[u32; 4], low: &
     let h = _mm_xor_si128(_mm_xor_si128(load(flow), load(high)), load(low));
     // index(h, depth) = (h * depth) >> 32, on the low 32 bits of each 64-bit lane.
     let index = _mm256_srli_epi64::<32>(_mm256_mul_epu32(_mm256_cvtepu32_epi64(h), d.depth));
-    let at = _mm256_mul_epu32(index, d.bucket_bits);
-    let (lo, hi) = (_mm256_castsi256_si128(at), _mm256_extracti128_si256::<1>(at));
+    to_lanes(_mm256_mul_epu32(index, d.bucket_bits))
+}
+
+/// Three 64-bit values in the low lanes of a vector, the fourth lane zero.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn from_lanes(v: [u64; 3]) -> __m256i {
+    _mm256_set_epi64x(0, v[2] as i64, v[1] as i64, v[0] as i64)
+}
+
+/// The three low 64-bit lanes of `v` ([`from_lanes`] undone).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn to_lanes(v: __m256i) -> [u64; 3] {
+    let (lo, hi) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
     [_mm_cvtsi128_si64(lo) as u64, _mm_extract_epi64::<1>(lo) as u64, _mm_cvtsi128_si64(hi) as u64]
 }
 
@@ -100,9 +114,7 @@ impl Layout {
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn new(a: [BucketLayout; 3]) -> Self {
-        let lanes64 = |f: fn(&BucketLayout) -> u64| {
-            _mm256_set_epi64x(0, f(&a[2]) as i64, f(&a[1]) as i64, f(&a[0]) as i64)
-        };
+        let lanes64 = |f: fn(&BucketLayout) -> u64| from_lanes(a.each_ref().map(f));
         let m = |k: usize, count: bool| (if count { a[k].count_marker } else { a[k].sum_marker }) as i32;
         Layout {
             count_width: lanes64(|l| l.count_width as u64),
@@ -135,7 +147,7 @@ impl Layout {
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) unsafe fn step(l: &Layout, win: [u64; 3], units: u32) -> (PairEstimate, [u64; 3]) {
-    let w = _mm256_set_epi64x(0, win[2] as i64, win[1] as i64, win[0] as i64);
+    let w = from_lanes(win);
     let count = _mm256_and_si256(w, l.count_mask);
     let sum = _mm256_and_si256(_mm256_srlv_epi64(w, l.count_width), l.sum_mask);
     let packed = _mm256_or_si256(count, _mm256_slli_epi64::<32>(sum));
@@ -146,8 +158,7 @@ pub(super) unsafe fn step(l: &Layout, win: [u64; 3], units: u32) -> (PairEstimat
     let low = _mm256_and_si256(back, _mm256_set1_epi64x(u32::MAX as i64));
     let cells = _mm256_or_si256(low, _mm256_sllv_epi64(_mm256_srli_epi64::<32>(back), l.count_width));
     let out = _mm256_or_si256(_mm256_and_si256(w, l.rest_mask), cells);
-    let (lo, hi) = (_mm256_castsi256_si128(out), _mm256_extracti128_si256::<1>(out));
-    (before, [_mm_cvtsi128_si64(lo) as u64, _mm_extract_epi64::<1>(lo) as u64, _mm_cvtsi128_si64(hi) as u64])
+    (before, to_lanes(out))
 }
 
 /// The rules on the cells `stored` (step lane order) under `markers`: the estimates
@@ -303,8 +314,8 @@ mod tests {
             let d = unsafe { Depths::new(a.map(|(depth, _)| depth), a.map(|(_, bits)| bits)) };
             for n in 0..100_000u32 {
                 let mut v = || -> [u32; 4] { std::array::from_fn(|_| rng.gen()) };
-                let (flow, high, low) = (v(), v(), if n == 0 { [u32::MAX; 4] } else { v() });
-                let (flow, high) = if n == 0 { ([0; 4], [0; 4]) } else { (flow, high) };
+                let (flow, high, low) =
+                    if n == 0 { ([0; 4], [0; 4], [u32::MAX; 4]) } else { (v(), v(), v()) };
                 let want: [u64; 3] =
                     std::array::from_fn(|k| index(flow[k] ^ high[k] ^ low[k], a[k].0) as u64 * a[k].1);
                 // SAFETY: as above.
